@@ -48,6 +48,7 @@ const ISOLATED = [
   'test/auth/refresh-lock-lost.test.ts',
   'test/e2e/login-keychain.test.ts',
   'test/services/recertify-state.test.ts',
+  'test/auth/config-lock-takeover.test.ts',
 ];
 
 export default defineConfig({

@@ -1,8 +1,8 @@
 // The one config file of gds: `$XDG_CONFIG_HOME/gds/config.json` (default `~/.config/gds`; GDS_CONFIG_DIR
 // overrides the folder). Folder 0700, file 0600. Every write happens under a cross-process lock
 // (proper-lockfile), re-reads the file first, and replaces it atomically (temp file in the same folder,
-// fsync, rename), so parallel processes never lose each other's changes and a killed writer never leaves
-// a half-written file. Secrets live here only when no keychain is used (see secret-store.ts). The folder's
+// fsync, rename, the rename only while the lock is still its own), so parallel processes never lose each
+// other's changes and a killed writer never leaves a half-written file. Secrets live here only when no keychain is used (see secret-store.ts). The folder's
 // other file, settings.json (gds's own settings and aliases, src/cli/settings.ts), is written the same way through
 // rewriteConfigFolderFile.
 import type { AsyncLocalStorage } from 'node:async_hooks';
@@ -183,16 +183,16 @@ export async function updateConfig<T>(
 ): Promise<T> {
   const dir = await ensureConfigDir(options.env);
   const path = join(dir, fileName);
-  return withLock(path, `${path}.lock`, async (lockLost) => {
+  return withLock(path, `${path}.lock`, async (assertHeld) => {
     const config = await loadConfig(options);
     const result = await change(config);
-    lockLost();
-    await removeAbandonedTempFiles(dir, fileName);
-    if (isEmpty(config)) {
-      await rm(path, { force: true });
-    } else {
-      await writeAtomically(dir, path, `${JSON.stringify(config, null, 2)}\n`);
-    }
+    await replaceOrRemove(
+      dir,
+      path,
+      fileName,
+      isEmpty(config) ? undefined : `${JSON.stringify(config, null, 2)}\n`,
+      assertHeld,
+    );
     return result;
   });
 }
@@ -248,9 +248,13 @@ export async function withProfileLock<T>(
 /**
  * Runs `fn` holding the cross-process lock the config file is written under (`<path>.lock`, proper-lockfile)
  * on a file outside the config folder: a read-merge-write of another of gds's files (recertify-state.ts).
- * `fn` calls `assertHeld` just before it writes: it throws once the lock went stale and another took it.
+ * `fn` calls `assertHeld` just before it writes, and renames its temporary copy with renameWhileHeld: it throws
+ * once the lock went stale and another took it.
  */
-export async function withFileLock<T>(path: string, fn: (assertHeld: () => void) => Promise<T>): Promise<T> {
+export async function withFileLock<T>(
+  path: string,
+  fn: (assertHeld: () => Promise<void>) => Promise<T>,
+): Promise<T> {
   return withLock(path, `${path}.lock`, (assertHeld) => fn(assertHeld));
 }
 
@@ -286,15 +290,15 @@ const lockOptions = {
 } as const;
 
 /**
- * Runs `fn` holding the lock. `assertHeld` throws when proper-lockfile noticed the lock was lost. `stillHeld`
- * also asks the disk: the lock folder's mtime is still the last one this holder wrote (a holder starved of
- * CPU misses its updates, another process takes the lock over, and proper-lockfile notices only at its next
- * update, a second or more later).
+ * Runs `fn` holding the lock. `stillHeld` says whether the lock is still this holder's: proper-lockfile has not
+ * noticed it lost, and the disk agrees: the lock folder's mtime is still the last one this holder wrote, its
+ * token (a holder starved of CPU misses its updates, another process takes the lock over, and proper-lockfile
+ * notices only at its next update, a second or more later). `assertHeld` throws config_lock_lost when not.
  */
 async function withLock<T>(
   target: string,
   lockfilePath: string,
-  fn: (assertHeld: () => void, stillHeld: () => Promise<boolean>) => Promise<T>,
+  fn: (assertHeld: () => Promise<void>, stillHeld: () => Promise<boolean>) => Promise<T>,
 ): Promise<T> {
   let compromised: Error | undefined;
   let release: () => Promise<void>;
@@ -317,19 +321,19 @@ async function withLock<T>(
     throw lockError(lockfilePath, error);
   }
   debugLog(`lock ${lockfilePath}: taken after ${Date.now() - asked} ms`);
-  const assertHeld = () => {
-    if (compromised !== undefined) {
-      throw new CliError(`Lost the lock ${lockfilePath} while working (${compromised.message}).`, {
-        exitCode: ExitCode.Failure,
-        code: 'config_lock_lost',
-        suggestion: 'Nothing was written. Run the command again.',
-      });
-    }
-  };
   const stillHeld = async () => {
     const held = compromised === undefined && (await touches.ours());
     if (!held) debugLog(`lock ${lockfilePath}: no longer held`);
     return held;
+  };
+  const assertHeld = async () => {
+    if (await stillHeld()) return;
+    const why = compromised?.message ?? 'another process took it over';
+    throw new CliError(`Lost the lock ${lockfilePath} while working (${why}).`, {
+      exitCode: ExitCode.Failure,
+      code: 'config_lock_lost',
+      suggestion: 'Nothing was written. Run the command again.',
+    });
   };
   try {
     return await fn(assertHeld, stillHeld);
@@ -397,17 +401,40 @@ export async function rewriteConfigFolderFile<T>(
 ): Promise<T> {
   const dir = await ensureConfigDir(options.env);
   const path = join(dir, name);
-  return withLock(path, `${path}.lock`, async (lockLost) => {
+  return withLock(path, `${path}.lock`, async (assertHeld) => {
     const { text, result } = await change(path);
-    lockLost();
-    await removeAbandonedTempFiles(dir, name);
-    if (text === undefined) await rm(path, { force: true });
-    else await writeAtomically(dir, path, text, name);
+    await replaceOrRemove(dir, path, name, text, assertHeld);
     return result;
   });
 }
 
-async function writeAtomically(dir: string, path: string, text: string, name = fileName): Promise<void> {
+/**
+ * The end of a locked write of `name` in `dir`: `text` replaces the file atomically, or the file is removed
+ * (undefined), each only while the lock is still this holder's. Fails with config_lock_lost otherwise.
+ */
+async function replaceOrRemove(
+  dir: string,
+  path: string,
+  name: string,
+  text: string | undefined,
+  assertHeld: () => Promise<void>,
+): Promise<void> {
+  // Before the sweep too: the temporary copies are abandoned only while this holder has the lock.
+  await assertHeld();
+  await removeAbandonedTempFiles(dir, name);
+  if (text === undefined) {
+    await assertHeld();
+    await rm(path, { force: true });
+  } else await writeAtomically(dir, path, text, name, assertHeld);
+}
+
+async function writeAtomically(
+  dir: string,
+  path: string,
+  text: string,
+  name: string,
+  assertHeld: () => Promise<void>,
+): Promise<void> {
   // Loaded here: every command reads the config, few write it, and node:crypto costs ~3 MiB at start-up.
   const { randomBytes } = process.getBuiltinModule('node:crypto');
   const temp = join(dir, `${name}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
@@ -418,13 +445,35 @@ async function writeAtomically(dir: string, path: string, text: string, name = f
   } finally {
     await handle.close();
   }
-  await rename(temp, path);
+  await renameWhileHeld(temp, path, assertHeld);
   const folder = await open(dir, 'r');
   try {
     await folder.sync();
   } finally {
     await folder.close();
   }
+}
+
+/**
+ * Renames `temp` over `path` only while the lock is still this holder's; else removes `temp` and throws
+ * config_lock_lost. The check sits here, after the write and its fsync (which can take long on a busy disk)
+ * and right before the rename: a holder that stalled past the stale time may have lost the lock meanwhile,
+ * and its rename would replace the file the new holder wrote. Only the check's stat of the lock folder lies
+ * between the two: neither POSIX nor Windows renames on a condition, so the window cannot be closed, only kept
+ * this short (a holder is taken over only after 5 s without an update).
+ */
+export async function renameWhileHeld(
+  temp: string,
+  path: string,
+  assertHeld: () => Promise<void>,
+): Promise<void> {
+  try {
+    await assertHeld();
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw error;
+  }
+  await rename(temp, path);
 }
 
 /** Temp files of writers killed before their rename; only the lock holder of `name` writes one, so none is

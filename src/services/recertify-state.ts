@@ -16,7 +16,7 @@
 import { createHash } from 'node:crypto';
 import { lstat, mkdir, readdir, readFile, rm, rmdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { withFileLock } from '../auth/config.js';
+import { renameWhileHeld, withFileLock } from '../auth/config.js';
 import { stateDir } from '../core/folders.js';
 import { unverifiedClaims } from '../core/jwt-claims.js';
 import type { RecertifyResponse } from '../contract/types.js';
@@ -85,7 +85,7 @@ export async function openRunState(
   const failed = (what: string, error: unknown) => {
     if (notKept) return;
     notKept = true;
-    // The lock lost before the write (withFileLock's assertHeld): nothing was written, the file is as it was.
+    // The lock lost before the rename (withFileLock's assertHeld): nothing was written, the file is as it was.
     const lockLost = (error as { code?: unknown }).code === 'config_lock_lost';
     warn({
       code: 'state_not_kept',
@@ -117,11 +117,14 @@ export async function openRunState(
           const theirs = await readState(path, expected);
           const answered = new Map([...(typeof theirs === 'string' ? [] : theirs), ...ours]);
           const state = { version: 1, ...expected, answered: Object.fromEntries(answered) };
-          assertHeld();
+          await assertHeld();
+          // Renamed over the state only while the lock is still this run's: else another run holds it now,
+          // and may have kept its own parts in the file since.
+          const rename = (temp: string, to: string) => renameWhileHeld(temp, to, assertHeld);
           // Retried once when the temporary file vanished: another run's done() removed it.
-          await writeResumeState(path, state, 0o600).catch((error: NodeJS.ErrnoException) => {
+          await writeResumeState(path, state, 0o600, rename).catch((error: NodeJS.ErrnoException) => {
             if (error.code !== 'ENOENT') throw error;
-            return writeResumeState(path, state, 0o600);
+            return writeResumeState(path, state, 0o600, rename);
           });
         });
         await sweep();

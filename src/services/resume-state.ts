@@ -5,10 +5,19 @@
  * state removes such copies too, so a finished transfer leaves nothing.
  */
 import { randomBytes } from 'node:crypto';
-import { readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { readdir, rename as renameFile, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
-export async function writeResumeState(path: string, state: unknown, mode: number): Promise<void> {
+/**
+ * `rename` (when given) renames the temporary copy over the state: a state written under a lock renames it
+ * only while the lock is held (recertify-state.ts, renameWhileHeld).
+ */
+export async function writeResumeState(
+  path: string,
+  state: unknown,
+  mode: number,
+  rename: (temp: string, path: string) => Promise<void> = renameFile,
+): Promise<void> {
   const temp = `${path}.${randomBytes(4).toString('hex')}.tmp`;
   await writeFile(temp, `${JSON.stringify(state)}\n`, { mode });
   await rename(temp, path);

@@ -9,6 +9,7 @@ import {
   readdir,
   readFile,
   rm,
+  rmdir,
   stat,
   symlink,
   utimes,
@@ -21,10 +22,12 @@ import type { RecertifyResponse } from '../../src/contract/types.js';
 import type { RunStateWarning } from '../../src/services/recertify-state.js';
 import { openRunState } from '../../src/services/recertify-state.js';
 
-// Every rename of a state's temporary file goes through `renaming` first (when set): what another process
-// does between the write and the rename. Every read of a state goes through `reading` first (when set).
+// Every rename of a state's temporary file goes through `renaming` first (when set), and every temporary file
+// written goes through `written` once written (when set): what another process does between the write and the
+// rename. Every read of a state goes through `reading` first (when set).
 const moment = vi.hoisted(() => ({
   renaming: undefined as ((from: string) => Promise<void>) | undefined,
+  written: undefined as ((temp: string) => Promise<void>) | undefined,
   reading: undefined as ((path: string) => Promise<void>) | undefined,
 }));
 vi.mock('node:fs/promises', async (actual) => {
@@ -34,6 +37,10 @@ vi.mock('node:fs/promises', async (actual) => {
     rename: async (from: string, to: string) => {
       if (from.endsWith('.tmp')) await moment.renaming?.(from);
       return fs.rename(from, to);
+    },
+    writeFile: async (...args: Parameters<typeof fs.writeFile>) => {
+      await fs.writeFile(...args);
+      if (typeof args[0] === 'string' && args[0].endsWith('.tmp')) await moment.written?.(args[0]);
     },
     readFile: async (...args: Parameters<typeof fs.readFile>) => {
       if (typeof args[0] === 'string' && args[0].endsWith('.json')) await moment.reading?.(args[0]);
@@ -46,6 +53,7 @@ const debugLines = vi.hoisted(() => ({ seen: (_line: string): void => undefined 
 vi.mock('../../src/auth/debug-log.js', () => ({ debugLog: (line: string) => debugLines.seen(line) }));
 afterEach(() => {
   moment.renaming = undefined;
+  moment.written = undefined;
   moment.reading = undefined;
   debugLines.seen = () => undefined;
 });
@@ -77,6 +85,26 @@ function loseLockAtRead(): { lost: boolean } {
   return seen;
 }
 
+/**
+ * Once the next temporary file is written (before its rename), its lock is lost to another process, and
+ * proper-lockfile has not noticed yet: the lock folder is removed and made again (what a process that found
+ * it stale does), and that process writes `theirs` over the target. The target.
+ */
+function takeLockOverAfterWrite(theirs: string): { target?: string } {
+  const seen: { target?: string } = {};
+  moment.written = async (temp) => {
+    if (seen.target !== undefined) return;
+    seen.target = temp.replace(/\.[0-9a-f]{8}\.tmp$/, '');
+    await rmdir(`${seen.target}.lock`);
+    await mkdir(`${seen.target}.lock`);
+    // Its own mtime: a real takeover comes 5 s or more after this holder's last update.
+    const later = new Date(Date.now() + 5_000);
+    await utimes(`${seen.target}.lock`, later, later);
+    await writeFile(seen.target, theirs);
+  };
+  return seen;
+}
+
 /** The next `count` temporary files are removed before their rename; the list of those removed. */
 function removeTemps(count: number): string[] {
   const removed: string[] = [];
@@ -103,6 +131,16 @@ async function stateHome() {
 
 const open = (env: NodeJS.ProcessEnv, warnings: RunStateWarning[] = []) =>
   openRunState({ service: 'https://gds.example', token: 'opaque-token', env }, KEYS, (w) => warnings.push(w));
+
+/** A run whose state keeps part 0: the state, the name of its file, and the warnings it gives. */
+async function savedOnce() {
+  const { env, folder } = await stateHome();
+  const warnings: RunStateWarning[] = [];
+  const state = await open(env, warnings);
+  await state.save(new Map([[0, answer(1)]]));
+  const [name] = await readdir(folder);
+  return { env, folder, name: name as string, warnings, state };
+}
 
 describe('the resume state of a recertify run', () => {
   it('two saves of the same run at once keep both parts', async () => {
@@ -148,25 +186,21 @@ describe('the resume state of a recertify run', () => {
   });
 
   it('a lock lost before the write: the state is left whole, and the user told why and what to do', async () => {
-    const { env, folder } = await stateHome();
-    const warnings: RunStateWarning[] = [];
-    const state = await open(env, warnings);
-    await state.save(new Map([[0, answer(1)]]));
-    const [name] = await readdir(folder);
-    const before = await readFile(join(folder, name as string), 'utf8');
+    const { env, folder, name, warnings, state } = await savedOnce();
+    const before = await readFile(join(folder, name), 'utf8');
 
     const lost = loseLockAtRead();
     await state.save(new Map([[1, answer(2)]]));
     expect(lost.lost).toBe(true);
     // The part answered before is still there, whole; no temporary copy left.
-    expect(await readFile(join(folder, name as string), 'utf8')).toBe(before);
+    expect(await readFile(join(folder, name), 'utf8')).toBe(before);
     expect((await readdir(folder)).filter((n) => n.endsWith('.tmp'))).toEqual([]);
     expect((await open(env)).answered).toEqual([[0, answer(1)]]);
     expect(warnings).toHaveLength(1);
     const [warning] = warnings as [RunStateWarning];
     expect(warning.code).toBe('state_not_kept');
     // What happened: the lock, and that the file was left as it was (not half written) ...
-    expect(warning.message).toContain(`${join(folder, name as string)}.lock`);
+    expect(warning.message).toContain(`${join(folder, name)}.lock`);
     expect(warning.message).toMatch(/lost the lock/i);
     expect(warning.message).toMatch(/left as it was/);
     // ... and what a run started again does: it sends again the parts answered since, none applied twice.
@@ -179,6 +213,38 @@ describe('the resume state of a recertify run', () => {
       [0, answer(1)],
       [1, answer(2)],
     ]);
+  });
+
+  it('a lock taken over after the write, before the rename: the new holder keeps its state, said once', async () => {
+    const { env, folder, name, warnings, state } = await savedOnce();
+    const path = join(folder, name);
+    // The other run's state: the part this run answered before, and one of its own.
+    const theirs = JSON.stringify({
+      ...JSON.parse(await readFile(path, 'utf8')),
+      answered: { [KEYS[0] as string]: answer(1), [KEYS[2] as string]: answer(3) },
+    });
+
+    const takenOver = takeLockOverAfterWrite(theirs);
+    await state.save(new Map([[1, answer(2)]]));
+    expect(takenOver.target).toBe(path);
+    // The new holder's state, byte for byte; no temporary copy left; its lock left to it.
+    expect(await readFile(path, 'utf8')).toBe(theirs);
+    expect((await readdir(folder)).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+    expect((await stat(`${path}.lock`)).isDirectory()).toBe(true);
+    expect(warnings).toEqual([expect.objectContaining({ code: 'state_not_kept' })]);
+    const [warning] = warnings as [RunStateWarning];
+    expect(warning.message).toContain(`${path}.lock`);
+    expect(warning.message).toMatch(/lost the lock/i);
+
+    // The other run lets go; the next save keeps the three parts.
+    await rmdir(`${path}.lock`);
+    await state.save(new Map([[1, answer(2)]]));
+    expect((await open(env)).answered).toEqual([
+      [0, answer(1)],
+      [1, answer(2)],
+      [2, answer(3)],
+    ]);
+    expect(warnings).toHaveLength(1);
   });
 
   describe('the files an earlier gds or an unfinished run left in the folder', () => {
