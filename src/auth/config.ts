@@ -2,9 +2,9 @@
 // overrides the folder). Folder 0700, file 0600. Every write happens under a cross-process lock
 // (proper-lockfile), re-reads the file first, and replaces it atomically (temp file in the same folder,
 // fsync, rename, the rename only while the lock is still its own), so parallel processes never lose each
-// other's changes and a killed writer never leaves a half-written file. Secrets live here only when no keychain is used (see secret-store.ts). The folder's
-// other file, settings.json (gds's own settings and aliases, src/cli/settings.ts), is written the same way through
-// rewriteConfigFolderFile.
+// other's changes and a killed writer never leaves a half-written file. Secrets live here only when no
+// keychain is used (see secret-store.ts). The folder's other file, settings.json (gds's own settings and
+// aliases, src/cli/settings.ts), is written the same way through rewriteConfigFolderFile.
 import type { AsyncLocalStorage } from 'node:async_hooks';
 import { constants } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
