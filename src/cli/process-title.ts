@@ -11,23 +11,30 @@ import { redactSecrets, SECRET_VARIABLES } from '../core/redact.js';
 const SECRET_FLAG = /^--((token|refresh-token)|(?:tok|ref)[^=]*)(?:=([^]*))?$/i;
 
 /**
- * A `gds api -H` header whose name says it carries a secret (case aside): Authorization and
- * Proxy-Authorization (any `auth`), Cookie and Set-Cookie, an API key (X-Api-Key, `api_key`, `apikey`), a
- * token, a secret, a password.
+ * `gds api -H` headers known to carry no secret (case aside): content negotiation, conditions, caching, and
+ * request and trace ids. Any other header may carry one (Ocp-Apim-Subscription-Key, X-Functions-Key,
+ * X-Passphrase, a session id): it is masked, as a header of a name the list does not know costs at worst a
+ * masked word.
  */
-const SECRET_HEADER = /auth|cookie|api[-_]?key|token|secret|passw/i;
+const HARMLESS_HEADER =
+  /^(?:accept(?:-[a-z-]+)?|content-(?:type|language|encoding)|user-agent|prefer|if-(?:match|none-match|modified-since|unmodified-since)|cache-control|pragma|x-request-id|x-correlation-id|x-trace(?:-[a-z-]+)?|traceparent|tracestate|x-b3-[a-z-]+)$/i;
+
+/** A name that says it carries a secret, which no harmless name may (`X-Trace-Token`). */
+const SECRET_WORD = /auth|cookie|key|token|secret|pass|pwd|session|credential|signature|jwt|bearer/i;
+
+const isHarmlessHeader = (name: string): boolean => HARMLESS_HEADER.test(name) && !SECRET_WORD.test(name);
 
 /**
  * The secrets a process was given: every `--token`/`--refresh-token` value (and a mistyped such flag's),
- * SERVICE_TOKEN and GDS_REFRESH_TOKEN, and each `gds api -H` header whose name says it carries a secret
- * (SECRET_HEADER: whole, and its value), or that has no colon (its name cannot be told from its value). Other
- * headers (`X-Trace: 1`) are no secret: masking their value would mask that text wherever it shows.
+ * SERVICE_TOKEN and GDS_REFRESH_TOKEN, and each `gds api -H` header but the harmless ones (HARMLESS_HEADER:
+ * whole, and its value; one without a colon whole, as its name cannot be told from its value). A harmless
+ * header's value (`X-Trace: 1`) is no secret: masking it would mask that text wherever it shows.
  */
 export function secretsFrom(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): string[] {
   const headers = headerValues(argv).flatMap((header) => {
     const colon = header.indexOf(':');
     if (colon === -1) return [header];
-    return SECRET_HEADER.test(header.slice(0, colon)) ? [header, header.slice(colon + 1).trim()] : [];
+    return isHarmlessHeader(header.slice(0, colon).trim()) ? [] : [header, header.slice(colon + 1).trim()];
   });
   return [...flagValues(argv), ...headers, ...SECRET_VARIABLES.map((name) => env[name])].filter(
     (s): s is string => s !== undefined && s !== '-' && s !== '',

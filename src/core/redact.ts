@@ -71,8 +71,8 @@ export function addRunSecret(secret: string): void {
 }
 
 /**
- * The shortest known secret masked as a text: a credential given to gds (`--token`, `SERVICE_TOKEN`, a header named
- * as a secret) is never shown whole, however short; under this it would mask every such letter of the output.
+ * The shortest known secret masked as a text: a credential given to gds (`--token`, `SERVICE_TOKEN`, a header)
+ * is never shown whole, however short; under this it would mask every such letter of the output.
  */
 const WHOLE_SECRET_MIN_CHARS = 4;
 
@@ -89,8 +89,12 @@ const CUT_SECRET_MIN_CHARS = 8;
  */
 export function redactSecrets(text: string, knownSecrets: ReadonlyArray<string | undefined> = []): string {
   let out = text;
-  for (const secret of knownSecrets) {
-    if (secret === undefined || secret.length < WHOLE_SECRET_MIN_CHARS) continue;
+  // Longest first: a short secret inside a longer one (a header's value in the header) would otherwise split the
+  // longer one's text before it is matched whole, and leave the rest of it shown.
+  const secrets = knownSecrets.filter(
+    (secret): secret is string => secret !== undefined && secret.length >= WHOLE_SECRET_MIN_CHARS,
+  );
+  for (const secret of secrets.sort((a, b) => b.length - a.length)) {
     for (const form of writtenForms(secret)) out = out.split(form).join(maskToken(secret));
     if (out.includes('…')) out = withoutCutForms(out, secret);
   }

@@ -66,26 +66,38 @@ describe('the -H headers of a run in a network error', () => {
   /** A path naming the harmless header values, long enough that the URL is cut (and masked before it). */
   const pathWith = (...values: string[]) => `/api/tables/${values.join('/')}/${'rows/'.repeat(60)}`;
 
-  it('a harmless header (X-Trace: 1, X-Request-Tag: build-1234) masks nothing of the URL', async () => {
+  it('a harmless header (X-Trace: 1, X-Request-Id: build-1234) masks nothing of the URL', async () => {
     const base = `http://127.0.0.1:${await closedPort()}`;
-    const path = pathWith('t_1011', 'build-1234', 'gds-ci-runner-7');
+    const path = pathWith('t_1011', 'build-1234', 'application');
     const r = await runInProcess(
-      ['api', path, '-H', 'X-Trace: 1', '-H', 'X-Request-Tag: build-1234', '-H', 'X-Client:gds-ci-runner-7'],
+      [
+        'api',
+        path,
+        '-H',
+        'X-Trace: 1',
+        '-H',
+        'X-Request-Id: build-1234',
+        '-H',
+        'Accept-Language:application',
+      ],
       { env: { SERVICE_API_URL: base, SERVICE_TOKEN: TOKEN } },
     );
     expect(r.code, r.stderr).toBe(9);
-    expect(r.stderr).toContain(`${base}/api/tables/t_1011/build-1234/gds-ci-runner-7/rows/`);
+    expect(r.stderr).toContain(`${base}/api/tables/t_1011/build-1234/application/rows/`);
     expect(r.stderr).not.toContain('****');
   });
 
-  it('a header whose name says it carries a secret is masked wherever its value shows', async () => {
+  it('any other header is masked wherever its value shows: one named as a secret, or not', async () => {
     const base = `http://127.0.0.1:${await closedPort()}`;
     const key = 'k3yOfTheServiceQwzrtyXvbnm';
     const session = 'Zx81PlmQwe0912Abc';
     const path = pathWith(key, session);
-    const r = await runInProcess(['api', path, '-H', `X-Api-Key: ${key}`, '-H', `x-auth-token:${session}`], {
-      env: { SERVICE_API_URL: base, SERVICE_TOKEN: TOKEN },
-    });
+    const r = await runInProcess(
+      ['api', path, '-H', `Ocp-Apim-Subscription-Key: ${key}`, '-H', `x-auth-token:${session}`],
+      {
+        env: { SERVICE_API_URL: base, SERVICE_TOKEN: TOKEN },
+      },
+    );
     expect(r.code, r.stderr).toBe(9);
     expect(r.stderr).toContain(`${base}/api/tables/`);
     expect(fragments(r.stdout + r.stderr, key), r.stderr).toEqual([]);

@@ -118,13 +118,19 @@ describe('secrets', () => {
     ).toEqual(['a1234567890', 'opaque-2', 'r-1', 'r-2']);
   });
 
-  it('finds the -H headers whose name says they carry a secret (whole, and their value), not the others', () => {
+  it('finds every -H header but the harmless ones (whole, and their value)', () => {
     const harmless = [
       '-H',
       'X-Trace: 1',
       '-H',
       'Accept-Language: json',
-      '--header=X-Request-Tag: build-1234',
+      '--header=X-Request-Id: build-1234',
+      '-H',
+      'content-type:application/json',
+      '-H',
+      'If-None-Match: "v12"',
+      '-H',
+      'traceparent: 00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
     ];
     expect(secretsFrom(['api', '/x', ...harmless], {})).toEqual([]);
     const named = [
@@ -137,6 +143,14 @@ describe('secrets', () => {
       ['X-DB-Password: hunter2hunter2', 'hunter2hunter2'],
       ['X-Custom-Auth: opaque-value-1', 'opaque-value-1'],
       ['X-My_ApiKey: k-0123456789', 'k-0123456789'],
+      // Named by no secret word, yet credentials: every header the harmless list does not know.
+      ['Ocp-Apim-Subscription-Key: 0123abcd', '0123abcd'],
+      ['X-Functions-Key: fn-k3y-value', 'fn-k3y-value'],
+      ['X-Passphrase: correct horse', 'correct horse'],
+      ['X-Session-Id: s-981273', 's-981273'],
+      ['X-Request-Tag: build-1234', 'build-1234'],
+      // A harmless name with a secret word in it.
+      ['X-Trace-Token: tt-0123456789', 'tt-0123456789'],
     ];
     expect(secretsFrom(['api', '/x', ...named.flatMap(([header]) => ['-H', header as string])], {})).toEqual(
       named.flat(),
@@ -151,6 +165,10 @@ describe('secrets', () => {
     expect(redactSecrets('key 12345678 here', ['12345678'])).toBe('key **** here');
     // Under 4 characters it would mask every such letter of the output.
     expect(redactSecrets('page 123 of abc', ['123', 'abc'])).toBe('page 123 of abc');
+    // A short secret inside a longer one, given first: the longer one is still masked whole.
+    expect(redactSecrets('sent opaqueSecretToken123.', ['Secret', 'opaqueSecretToken123'])).toBe(
+      'sent ****.',
+    );
     // A cut part of a secret under 8 characters is a word or a number, not the secret.
     expect(redactSecrets('see opaqueSe… and opaqu…', ['opaqueSecretToken123'])).toBe('see **** and opaqu…');
   });
