@@ -206,11 +206,13 @@ export function isEmpty(config: GdsConfig): boolean {
 export async function removeConfigFile(options: { env?: Env } = {}): Promise<boolean> {
   const dir = await ensureConfigDir(options.env);
   const path = join(dir, fileName);
-  return withLock(path, `${path}.lock`, async () => {
+  return withLock(path, `${path}.lock`, async (assertHeld) => {
     const existed = await stat(path).then(
       () => true,
       () => false,
     );
+    // A holder that lost the lock would remove what the new holder wrote since.
+    await assertHeld();
     await rm(path, { force: true });
     await removeAbandonedTempFiles(dir, fileName);
     return existed;

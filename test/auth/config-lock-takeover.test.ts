@@ -8,12 +8,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Profile } from '../../src/auth/config.js';
-import { configPath, loadConfig, updateConfig } from '../../src/auth/config.js';
+import { configPath, loadConfig, removeConfigFile, updateConfig } from '../../src/auth/config.js';
 import { forgetSettings, settingsPath, updateSettings } from '../../src/cli/settings.js';
 import { CliError } from '../../src/core/errors.js';
 
 // Every temporary file the config module writes goes through `written` once written and closed (when set).
-const moment = vi.hoisted(() => ({ written: undefined as ((temp: string) => Promise<void>) | undefined }));
+// And every stat of a file (not the lock folder's) goes through `statted` after it answered (when set).
+const moment = vi.hoisted(() => ({
+  written: undefined as ((temp: string) => Promise<void>) | undefined,
+  statted: undefined as ((path: string) => Promise<void>) | undefined,
+}));
 vi.mock('node:fs/promises', async (actual) => {
   const fs = await actual<typeof FsPromises>();
   return {
@@ -30,10 +34,17 @@ vi.mock('node:fs/promises', async (actual) => {
       }
       return handle;
     },
+    stat: async (...args: Parameters<typeof fs.stat>) => {
+      const stats = await fs.stat(...args);
+      const [path] = args;
+      if (typeof path === 'string' && !path.endsWith('.lock')) await moment.statted?.(path);
+      return stats;
+    },
   };
 });
 afterEach(() => {
   moment.written = undefined;
+  moment.statted = undefined;
   forgetSettings();
 });
 
@@ -110,6 +121,21 @@ describe('a lock taken over by another process while gds writes under it', () =>
         { env },
       ),
     );
+    await leftToTheOther(path, theirs);
+  });
+
+  it('config.json removed whole (logout of every profile): taken over first, the other one keeps its file', async () => {
+    const env = await freshEnv();
+    await updateConfig((c) => void (c.profiles.a = profile('https://a')), { env });
+    const path = configPath(env);
+    const theirs = `${JSON.stringify({ version: 1, activeProfile: null, profiles: { b: profile('https://b') } })}\n`;
+    // removeConfigFile looks whether the file is there, under the lock, before it removes it.
+    moment.statted = async (statted) => {
+      if (statted !== path) return;
+      moment.statted = undefined;
+      await takeOver(path, theirs);
+    };
+    await lockLost(removeConfigFile({ env }));
     await leftToTheOther(path, theirs);
   });
 
