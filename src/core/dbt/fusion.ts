@@ -75,14 +75,31 @@ export function testNamedBy(node: ManifestNode, testMacros: ReadonlySet<string>)
  * without its package), else a package's called with it, `<package>_<test>` (`dbt.` names dbt's own test).
  */
 function macroNamed(kind: string, testMacros: ReadonlySet<string>): NamedTest | undefined {
-  let namespaced: NamedTest | undefined;
+  const index = macroIndexOf(testMacros);
+  return index.byName.get(kind) ?? index.byPackageAndName.get(kind);
+}
+
+interface MacroIndex {
+  byName: Map<string, NamedTest>;
+  byPackageAndName: Map<string, NamedTest>;
+}
+
+/** Each manifest's test macros indexed once, not scanned again for every split of every test. */
+const macroIndexes = new WeakMap<ReadonlySet<string>, MacroIndex>();
+
+function macroIndexOf(testMacros: ReadonlySet<string>): MacroIndex {
+  let index = macroIndexes.get(testMacros);
+  if (index !== undefined) return index;
+  index = { byName: new Map(), byPackageAndName: new Map() };
   for (const macro of testMacros) {
     const dot = macro.indexOf('.');
     const pkg = macro.slice(0, dot);
     const name = macro.slice(dot + 1);
-    if (name === kind) return { name };
-    if (namespaced === undefined && kind === `${pkg}_${name}`)
-      namespaced = pkg === 'dbt' ? { name } : { name, namespace: pkg };
+    if (!index.byName.has(name)) index.byName.set(name, { name });
+    const namespaced = `${pkg}_${name}`;
+    if (!index.byPackageAndName.has(namespaced))
+      index.byPackageAndName.set(namespaced, pkg === 'dbt' ? { name } : { name, namespace: pkg });
   }
-  return namespaced;
+  macroIndexes.set(testMacros, index);
+  return index;
 }
