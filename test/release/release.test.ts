@@ -541,7 +541,9 @@ const noWine = await whyNoWine();
 // else it writes the prefix back.
 afterAll(async () => {
   if (winePrefix === undefined) return;
-  const wineserver = onPath('wineserver');
+  const wineserver =
+    onPath('wineserver') ??
+    ['/usr/lib/wine/wineserver64', '/usr/lib/wine/wineserver'].find((p) => existsSync(p));
   if (wineserver !== undefined)
     await run(wineserver, ['-k'], { env: { ...wineEnv(), PATH: '/usr/bin:/bin' } });
   await rm(winePrefix, { recursive: true, force: true });
