@@ -2363,7 +2363,8 @@ export interface components {
         ContractIntentRequest: {
             intent?: components["schemas"]["Intent"];
             allowedConsumers?: components["schemas"]["ConsumerClass"][];
-            grainType?: string;
+            /** @description The structured grain, with grainKeyColumns (one or more). null with grainKeyColumns [] clears it (no structured grain: Gate 1's grain uniqueness then checks nothing), as a dbt project gds applies does when the model's unique test is removed. */
+            grainType?: string | null;
             grainKeyColumns?: string[];
             grain?: string;
             meaning?: string;

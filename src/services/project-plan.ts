@@ -217,6 +217,22 @@ export function chooseConnector(
 
 const noChanges: PlannedChanges = { definition: false, gate1: false, contract: false };
 
+/**
+ * The intent to send for a model whose table the service holds: a model with no grain key (its unique test
+ * removed) clears the structured grain the table's contract still holds (grainType null, no key columns), as
+ * dbt no longer checks those columns' values are distinct; the other fields carry forward as ever.
+ */
+function withoutGrain(
+  intent: ContractIntentRequest | undefined,
+  row: HeldTable | undefined,
+): { intent?: ContractIntentRequest } {
+  const held = row?.contract?.contract;
+  if (intent?.grainType !== undefined || held === undefined) return intent === undefined ? {} : { intent };
+  if (held.grainType === null && held.grainKeyColumns.length === 0)
+    return intent === undefined ? {} : { intent };
+  return { intent: { ...intent, grainType: null, grainKeyColumns: [] } };
+}
+
 /** The contract intent of a declaration as the PATCH body; a grain key alone is ONE_PER_ENTITY. */
 async function intentOf(declaration: DbtDeclaration): Promise<ContractIntentRequest | undefined> {
   const contract = declaration.contract;
@@ -672,7 +688,7 @@ export async function planProject(
     const work: TableWork = {
       artifact,
       ...(gate1 === undefined ? {} : { gate1 }),
-      ...(intent === undefined ? {} : { intent }),
+      ...withoutGrain(intent, row),
     };
     try {
       const compared =

@@ -92,10 +92,15 @@ export async function setIntent(
   expectedOf: () => number | undefined,
   project?: string,
 ): Promise<Schema<'LiveContractResponse'>> {
-  if ((body.grainType === undefined) !== (body.grainKeyColumns === undefined)) {
+  // A grain is set with both its type and one or more key columns, or cleared with null and [].
+  const keys = body.grainKeyColumns;
+  if (
+    (body.grainType === undefined) !== (keys === undefined) ||
+    (body.grainType === null) !== (keys !== undefined && keys.length === 0)
+  ) {
     throw badRequest(
       'grain_incomplete',
-      'A structured grain needs both grainType and grainKeyColumns (--grain-type with --grain-key).',
+      'A structured grain needs both grainType and grainKeyColumns (--grain-type with --grain-key); grainType null with grainKeyColumns [] clears it.',
       { fields: ['grainType', 'grainKeyColumns'] },
     );
   }

@@ -247,6 +247,9 @@ describe('contract intent', () => {
     const cases: Array<[unknown, string]> = [
       [{ grainType: 'ONE_PER_ENTITY' }, 'grain_incomplete'],
       [{ grainKeyColumns: ['order_id'] }, 'grain_incomplete'],
+      [{ grainType: 'ONE_PER_ENTITY', grainKeyColumns: [] }, 'grain_incomplete'],
+      [{ grainType: null, grainKeyColumns: ['order_id'] }, 'grain_incomplete'],
+      [{ grainType: null }, 'grain_incomplete'],
       [{ grainType: 'ONE_PER_ENTITY', grainKeyColumns: ['order_no'] }, 'unknown_grain_columns'],
       [{ intent: 'VIBES' }, 'invalid_body'],
       [{ allowedConsumers: ['HUMAN', 'ROBOTS'] }, 'invalid_body'],
@@ -258,6 +261,20 @@ describe('contract intent', () => {
     }
     const [row] = await server.sql('SELECT grain_key_columns FROM gds.tables WHERE id = $1', [orders]);
     expect(row.grain_key_columns).toEqual(['order_id']);
+  });
+
+  it('clears the structured grain with grainType null and no key columns, on the table too; the rest carries forward', async () => {
+    const orders = server.table('orders').id;
+    const response = await patch(orders, { grainType: null, grainKeyColumns: [] });
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({
+      changed: true,
+      contract: { grainType: null, grainKeyColumns: [], grain: 'one row per order', intent: 'DECISION' },
+    });
+    const [row] = await server.sql('SELECT grain_key_columns FROM gds.tables WHERE id = $1', [orders]);
+    expect(row.grain_key_columns).toEqual([]);
+    const again = await patch(orders, { grainType: null, grainKeyColumns: [] });
+    expect(again.body.changed).toBe(false);
   });
 
   it('lets the table owner or a STEWARD and above set intent: others get 403, unknown tables 404', async () => {
