@@ -170,6 +170,8 @@ export interface ManifestTest {
 export interface Manifest {
   schemaVersion?: string;
   dbtVersion?: string;
+  /** `metadata.generated_at`: when dbt wrote the manifest (a catalog older than it may list stale columns). */
+  generatedAt?: string;
   adapter?: string;
   projectName?: string;
   nodes: Map<string, ManifestNode>;
@@ -325,9 +327,11 @@ export class ManifestReader {
     const projectName =
       text(metadata['project_name']) ?? guessProject(this.nodes, text(metadata['project_id']));
     const dbtVersion = text(metadata['dbt_version']);
+    const generatedAt = text(metadata['generated_at']);
     return {
       ...(schemaVersion === undefined ? {} : { schemaVersion }),
       ...(dbtVersion === undefined ? {} : { dbtVersion }),
+      ...(generatedAt === undefined ? {} : { generatedAt }),
       ...(adapter === undefined ? {} : { adapter: adapter.toLowerCase() }),
       ...(projectName === undefined ? {} : { projectName }),
       nodes: this.nodes,
@@ -814,6 +818,8 @@ export interface CatalogTable {
   schema?: string;
   name?: string;
   columns: Array<{ name: string; type: string }>;
+  /** The catalog's `metadata.generated_at` (when dbt docs generate read the warehouse). */
+  generatedAt?: string;
 }
 
 /** The top-level members of a catalog.json gds reads. */
@@ -855,10 +861,12 @@ export class CatalogReader {
       .map(({ name, type }) => ({ name, type }));
     const schema = text(meta['schema']);
     const name = text(meta['name']);
+    const generatedAt = text(this.metadata['generated_at']);
     this.tables.set(text(raw['unique_id']) ?? key, {
       ...(schema === undefined ? {} : { schema }),
       ...(name === undefined ? {} : { name }),
       columns: relationColumns,
+      ...(generatedAt === undefined ? {} : { generatedAt }),
     });
   }
 

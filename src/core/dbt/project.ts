@@ -458,7 +458,9 @@ class ProjectReader {
     const adapter = this.adapter;
     const fromCatalog = this.catalog.get(node.uniqueId);
     if (fromCatalog && fromCatalog.columns.length > 0)
-      return { ok: true, columns: fromCatalog.columns, from: 'catalog' };
+      return (
+        this.sinceCatalog(node, fromCatalog) ?? { ok: true, columns: fromCatalog.columns, from: 'catalog' }
+      );
     // dbt quotes a seed's column names (so they keep their case) unless quote_columns: false, which is
     // dbt-snowflake's default (and Athena's and Exasol's).
     const seedQuoted =
@@ -538,6 +540,36 @@ class ProjectReader {
     return {
       ok: false,
       reason: `no columns: it is not in a catalog (dbt docs generate writes target/catalog.json), its properties list no columns, and ${why}`,
+    };
+  }
+
+  /**
+   * A model's columns when the catalog is older than the manifest (dbt build since dbt docs generate) and its
+   * compiled SQL selects other columns than the catalog lists: the SQL's, typed from the catalog where it
+   * lists the column, else as the SQL or the properties file do. Undefined when the catalog is as new, or the
+   * SQL is unreadable or selects the same columns (then the catalog's names and types are the relation's).
+   */
+  private sinceCatalog(node: ManifestNode, table: CatalogTable): Columns | undefined {
+    const time = (at: string | undefined) => (at === undefined ? NaN : Date.parse(at));
+    if (!(time(table.generatedAt) < time(this.manifest.generatedAt))) return undefined;
+    if (node.compiledSql === undefined || node.language?.toLowerCase() === 'python') return undefined;
+    const read = this.sqlColumns(node.compiledSql);
+    if (!read.ok) return undefined;
+    const key = (name: string) => name.toLowerCase();
+    const listed = new Map(table.columns.map((c) => [key(c.name), c]));
+    const selected = new Set(read.columns.map((c) => key(c.name)));
+    if (selected.size === listed.size && [...selected].every((name) => listed.has(name))) return undefined;
+    const documented = new Map(node.columns.map((c) => [key(c.name), c.dataType]));
+    const gone = table.columns.filter((c) => !selected.has(key(c.name))).map((c) => c.name);
+    const added = read.columns.filter((c) => !listed.has(key(c.name))).map((c) => c.name);
+    return {
+      ok: true,
+      columns: read.columns.map((c) => {
+        const held = listed.get(key(c.name));
+        return held ?? { name: c.name, type: documented.get(key(c.name)) ?? c.type ?? 'unknown' };
+      }),
+      from: 'compiled_sql',
+      note: `catalog.json (${table.generatedAt ?? ''}) is older than manifest.json (${this.manifest.generatedAt ?? ''}) and its columns are not the ones the compiled SQL selects now (${[...(gone.length > 0 ? [`no longer ${gone.join(', ')}`] : []), ...(added.length > 0 ? [`new ${added.join(', ')}`] : [])].join('; ')}): the SQL's columns are declared; run dbt docs generate for their warehouse types`,
     };
   }
 

@@ -1,0 +1,101 @@
+// A column removed from (and another added to) a model's SQL, the project built again (`dbt build` writes a
+// new manifest.json) but `dbt docs generate` not run since: target/catalog.json still lists the columns the
+// relation had. gds reads that model's columns from its compiled SQL, not from the older catalog, so `plan
+// --json` says the definition (and gate1.yml's per-column rules) change, `apply` writes them, and the next
+// plan is empty. The real jaffle-shop project (../shared/fixtures, copied; its catalog is already older than
+// its manifest), gds run in the test process against the reference server on PGlite.
+import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CliResult } from '../cli/helpers/cli-process.js';
+import { serverEnv } from '../cli/helpers/cli-process.js';
+import { runInProcess } from '../helpers/run-in-process.js';
+import { sharedFixturesDir } from '../helpers/fixtures.js';
+import type { TestServer } from '../helpers/server.js';
+import { startTestServer } from './test-server.js';
+import { needs, noSharedFixtures } from '../helpers/skip.js';
+import { loadDbtProject } from '../../src/services/dbt-project.js';
+import { jsonLines, linesWhere } from './generated-project.js';
+
+const JAFFLE = join(sharedFixturesDir, 'real/dbt-projects/manoty_jaffle_duckdb');
+const SCHEMA = 'analytics_dev';
+
+let server: TestServer;
+let dir: string;
+let project: string;
+
+const gds = (args: string[]): Promise<CliResult> =>
+  runInProcess(args, { env: serverEnv(server.url, server.user('ADMIN').cliToken, join(dir, 'config')) });
+const onDev = () => ['--dbt', project, '--connector', 'warehouse-dev', '--schema', SCHEMA];
+
+/** The columns the service holds in stg_orders' definition. */
+async function heldColumns(): Promise<string[]> {
+  const [row] = await server.sql<{ id: string }>(
+    'SELECT id FROM gds.tables WHERE workspace_id = $1 AND name = $2 AND active',
+    [server.ready.workspaceId, 'stg_orders'],
+  );
+  const definition = await server.request('GET', `/api/tables/${row?.id ?? ''}/definition`, {
+    token: server.user('ADMIN').cliToken,
+  });
+  return (definition.body as { definition: { columns: Array<{ name: string }> } }).definition.columns.map(
+    (c) => c.name,
+  );
+}
+
+beforeAll(async () => {
+  if (noSharedFixtures !== undefined) return;
+  server = await startTestServer();
+  dir = await mkdtemp(join(tmpdir(), 'gds-e2e-stale-catalog-'));
+  project = join(dir, 'jaffle');
+  await cp(JAFFLE, project, { recursive: true });
+  for (const declaration of (await loadDbtProject(project, {})).declarations) {
+    const columns = declaration.columns.map((c) => `"${c.name.toLowerCase()}" text`).join(', ');
+    await server.sql(`CREATE TABLE ${SCHEMA}."${declaration.name}" (${columns})`);
+  }
+});
+
+afterAll(async () => {
+  await server?.close();
+});
+
+describe('a model whose columns changed since dbt docs generate', needs(noSharedFixtures), () => {
+  it('is planned from its compiled SQL: the definition changes, apply writes it, the next plan is empty', async () => {
+    const first = await gds(['apply', ...onDev(), '--yes']);
+    expect(first.code, first.stderr).toBe(0);
+    expect(await heldColumns()).toEqual(['order_id', 'customer_id', 'order_date', 'status']);
+
+    // The team drops order_date from stg_orders and adds channel; dbt build rebuilds the view and writes a
+    // new manifest (a later generated_at); catalog.json is left as the last dbt docs generate wrote it.
+    const path = join(project, 'target/manifest.json');
+    const manifest = JSON.parse(await readFile(path, 'utf8')) as {
+      metadata: { generated_at: string };
+      nodes: Record<string, { compiled_code: string; raw_code: string }>;
+    };
+    const node = manifest.nodes['model.jaffle_dbt.stg_orders'];
+    if (node === undefined) throw new Error('the fixture has no stg_orders');
+    node.compiled_code = node.compiled_code
+      .replace(/\n\s*order_date,/, '')
+      .replace('status\n', "status,\n 'web' as channel\n");
+    node.raw_code = node.compiled_code;
+    manifest.metadata.generated_at = new Date().toISOString();
+    await writeFile(path, JSON.stringify(manifest));
+    await server.sql(`ALTER TABLE ${SCHEMA}.stg_orders DROP COLUMN order_date`);
+    await server.sql(`ALTER TABLE ${SCHEMA}.stg_orders ADD COLUMN channel text`);
+
+    const plan = await gds(['plan', ...onDev(), '--json']);
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(linesWhere(jsonLines(plan.stdout), ['action', 'replace'], 'table', 'changes')).toEqual([
+      ['stg_orders', { definition: true, gate1: true, contract: false }],
+    ]);
+    expect(plan.stderr).toContain('model.jaffle_dbt.stg_orders: catalog.json');
+    expect(plan.stderr).toContain('order_date');
+
+    const applied = await gds(['apply', ...onDev(), '--yes']);
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(await heldColumns()).toEqual(['order_id', 'customer_id', 'status', 'channel']);
+    const again = await gds(['plan', ...onDev(), '--json']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(jsonLines(again.stdout).at(-1)).toMatchObject({ summary: { create: 0, replace: 0, remove: 0 } });
+  });
+});
