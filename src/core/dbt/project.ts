@@ -552,7 +552,9 @@ class ProjectReader {
   private sinceCatalog(node: ManifestNode, table: CatalogTable): Columns | undefined {
     const time = (at: string | undefined) => (at === undefined ? NaN : Date.parse(at));
     if (!(time(table.generatedAt) < time(this.manifest.generatedAt))) return undefined;
-    if (node.compiledSql === undefined || node.language?.toLowerCase() === 'python') return undefined;
+    // A model's only: a snapshot's table has the columns dbt adds beside its SQL's (withSnapshotColumns).
+    const python = node.language?.toLowerCase() === 'python';
+    if (node.resourceType !== 'model' || node.compiledSql === undefined || python) return undefined;
     const read = this.sqlColumns(node.compiledSql);
     if (!read.ok) return undefined;
     const key = (name: string) => name.toLowerCase();

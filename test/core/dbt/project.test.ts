@@ -928,6 +928,59 @@ select * from renamed`;
     expect(without.declarations[0]?.columns).toEqual([{ name: 'ORDER_ID', type: 'unknown' }]);
   });
 
+  it('reads a model from its SQL when an older catalog lists other columns; an as new catalog wins', () => {
+    const sql = 'select 1::bigint as order_id, 2::integer as customer_id';
+    const m = manifest(
+      model('orders', { compiled_code: sql }),
+      model('customers', { compiled_code: 'select 1::bigint as customer_id' }),
+    );
+    const meta = m['metadata'] as Record<string, unknown>;
+    meta['generated_at'] = '2026-02-01T10:00:00Z';
+    const catalogAt = (generatedAt: string) => ({
+      metadata: {
+        dbt_schema_version: 'https://schemas.getdbt.com/dbt/catalog/v1.json',
+        generated_at: generatedAt,
+      },
+      nodes: {
+        'model.shop.orders': {
+          metadata: { schema: 'analytics', name: 'orders' },
+          columns: {
+            order_id: { name: 'order_id', type: 'BIGINT', index: 1 },
+            order_date: { name: 'order_date', type: 'DATE', index: 2 },
+          },
+        },
+        'model.shop.customers': {
+          metadata: { schema: 'analytics', name: 'customers' },
+          columns: { customer_id: { name: 'customer_id', type: 'HUGEINT', index: 1 } },
+        },
+      },
+    });
+    const older = declareDbtProject(
+      { manifest: m, catalog: catalogAt('2026-01-30T09:00:00Z') },
+      {},
+      dbtReader,
+    );
+    const [orders, customers] = older.declarations;
+    expect(orders?.columns).toEqual([
+      { name: 'order_id', type: 'BIGINT' },
+      { name: 'customer_id', type: 'integer' },
+    ]);
+    // The SQL selects the columns the catalog lists: the catalog's types stay.
+    expect(customers?.columns).toEqual([{ name: 'customer_id', type: 'HUGEINT' }]);
+    expect(older.warnings).toEqual([
+      expect.stringMatching(
+        /^model\.shop\.orders: catalog\.json \(2026-01-30T09:00:00Z\) is older than manifest\.json .*no longer order_date; new customer_id/,
+      ),
+    ]);
+    const asNew = declareDbtProject(
+      { manifest: m, catalog: catalogAt('2026-02-01T10:00:05Z') },
+      {},
+      dbtReader,
+    );
+    expect(asNew.declarations[0]?.columns.map((c) => c.name)).toEqual(['order_id', 'order_date']);
+    expect(asNew.warnings).toEqual([]);
+  });
+
   it("declares a BigQuery STRUCT column once, not each of its catalog's field paths", () => {
     // dbt-bigquery's catalog lists every nested field as its own entry (`address.city`, from
     // INFORMATION_SCHEMA.COLUMN_FIELD_PATHS); the relation's columns are the top-level ones.
