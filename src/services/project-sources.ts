@@ -75,11 +75,15 @@ function split(source: string): [string, string] {
 /**
  * Why the registration of `source` would be refused, with the fix; undefined when the source is there.
  * `selector`: what --exclude takes to leave the table out (the dbt node's name, not its relation's alias).
+ * `builtIn`: the schemas the plan's other tables are built into; where the connector's schema is one of them,
+ * this model alone is built elsewhere (its schema config), and --schema is no fix: it would register the
+ * relation dbt built in the connector's schema before, which dbt no longer builds.
  */
 export function sourceRefusal(
   sources: WarehouseSources,
   source: string,
   selector: string,
+  builtIn: ReadonlySet<string> = new Set(),
 ): string | undefined {
   const [schema, table] = split(source);
   const reads = sources.chosen ?? sources.all.find((r) => r.schema === schema) ?? undefined;
@@ -92,6 +96,8 @@ export function sourceRefusal(
       ? `No connector of ${sources.environmentLabel} reads schema ${schema} (${sources.all.map((r) => `${r.connector.name} reads ${r.schema}`).join(', ') || 'it has none'})`
       : `Source '${source}' is not a warehouse object on connector ${reads.connector.name} (schema ${reads.schema})`;
   const [holder] = holders;
+  if (holder !== undefined && holders.length === 1 && builtIn.has(holder.schema))
+    return `${on}: the model is built into schema ${schema} (its schema config), not ${holder.schema} where the project's other models are and ${holder.schema}.${table} (what dbt built there before, if it did) is: pass --connector naming a connector that reads ${schema} (or --env, each table on the connector of its schema), or leave it out with --exclude ${selector}`;
   if (holder !== undefined && holders.length === 1)
     return `${on}, but ${holder.schema}.${table} is: pass --schema ${holder.schema} (or schema: in gds.yml)`;
   if (reads !== undefined && reads.schema === schema)
@@ -112,10 +118,16 @@ export function refuseMissingSources(
   selectorOf: (uniqueId: string | null) => string | undefined = nodeSelector,
 ): void {
   if (sources === undefined) return;
+  // The schemas the plan's models are built into (a table's own is never the one its refusal is about).
+  const builtIn = new Set(
+    tables.flatMap((t) =>
+      t.action === 'gone' || t.action === 'skipped' || t.source === null ? [] : [split(t.source)[0]],
+    ),
+  );
   for (const [index, table] of tables.entries()) {
     const registers = table.action === 'create' || (table.action === 'replace' && table.changes.definition);
     if (!registers || table.source === null) continue;
-    const reason = sourceRefusal(sources, table.source, selectorOf(table.uniqueId) ?? table.table);
+    const reason = sourceRefusal(sources, table.source, selectorOf(table.uniqueId) ?? table.table, builtIn);
     if (reason === undefined) continue;
     const { work: _work, ...kept } = table;
     tables[index] = {
