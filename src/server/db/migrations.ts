@@ -585,6 +585,23 @@ export const MIGRATIONS: Migration[] = [
       ALTER TABLE gds.gate_proofs ALTER COLUMN contract_version DROP DEFAULT;
     `,
   },
+  {
+    version: 73,
+    name: 'Gate 1 submissions answered once per idempotency key',
+    // A submission sent again with its Idempotency-Key (a pipeline step re-run) gets its first answer: no
+    // second scan, proof or steward notification (src/server/idempotency.ts).
+    sql: `
+      CREATE TABLE gds.gate_submission_keys (
+        workspace_id text NOT NULL REFERENCES gds.workspaces(id),
+        key text NOT NULL,
+        request_hash text NOT NULL,
+        response jsonb,
+        created_at timestamptz NOT NULL,
+        PRIMARY KEY (workspace_id, key)
+      );
+      CREATE INDEX gate_submission_keys_age ON gds.gate_submission_keys (created_at);
+    `,
+  },
 ];
 
 /** Applies every migration not yet applied, each in its own transaction (tests pass an earlier schema's list). */
