@@ -1,4 +1,4 @@
-// The error tables of the spec (§7.1 data plane, §7.2 management plane) as one matrix: each operation with
+// The error tables of the spec (§7.1 data plane, §7.2 management plane, §7.3's causes) as one matrix: each operation with
 // every status it lists, each driven by a real request to the in-process server (PGlite), and each answer
 // checked for its status and the contract's error body `{"error":{"code","message"}}` (a JSON body, a code in
 // snake_case, a message free of control characters). The files that test each door in depth (records, rate
@@ -84,6 +84,8 @@ interface Row {
   cause: string;
   /** The error code, where the cause has one of its own. */
   code?: string;
+  /** The message, where the spec words it (§7.3). */
+  message?: string;
   call: () => Promise<TestResponse>;
   /** What else the answer must show. */
   check?: (response: TestResponse) => void | Promise<void>;
@@ -477,6 +479,83 @@ const managementPlane: Row[] = [
   },
 ];
 
+const cli = (role: 'OWNER' | 'MEMBER') => server.user(role).cliToken;
+const push = (body: Record<string, unknown>) =>
+  server.request('POST', '/api/artifacts', { token: cli('OWNER'), body });
+
+/** §7.3: the causes of the client's errors, as the server answers them (with the spec's words). */
+const clientReported: Row[] = [
+  {
+    op: 'push',
+    status: 409,
+    cause: 'a name collision without --replace',
+    message: "A governance artifact named 'orders' already exists",
+    call: () =>
+      push({
+        filename: 'orders.yml',
+        content: yaml('orders', 'analytics_dev.products'),
+        connectorId: connector('warehouse-dev'),
+      }),
+  },
+  {
+    op: 'push',
+    status: 404,
+    cause: 'a connector that does not exist',
+    message: 'Connector not found',
+    call: () =>
+      push({
+        filename: 'matrix.yml',
+        content: yaml('matrix_products', 'analytics_dev.products'),
+        connectorId: 'con_x',
+      }),
+  },
+  {
+    op: 'push',
+    status: 404,
+    cause: "another workspace's connector",
+    message: 'Connector not found',
+    call: () =>
+      push({
+        filename: 'matrix.yml',
+        content: yaml('matrix_products', 'analytics_dev.products'),
+        connectorId: server.ready.otherWorkspace.connectors[0]?.id ?? 'con_none',
+      }),
+  },
+  {
+    op: 'push',
+    status: 400,
+    cause: 'an extension not .sql, .yml, .yaml or .json',
+    message: 'Unsupported file type',
+    call: () => push({ filename: 'matrix.csv', content: 'a,b', connectorId: connector('warehouse-dev') }),
+  },
+  {
+    op: 'delete',
+    status: 400,
+    cause: 'a Mode B table',
+    message: 'CLI delete is restricted to warehouse-connected governance artifacts',
+    call: () => server.request('DELETE', `/api/tables/${id('crm_contacts')}`, { token: cli('OWNER') }),
+  },
+  {
+    op: 'delete',
+    status: 403,
+    cause: 'someone neither table owner nor workspace admin',
+    message: 'Only table owners or workspace admins can delete',
+    call: () => server.request('DELETE', `/api/tables/${id('customers')}`, { token: cli('MEMBER') }),
+    check: async () => expect(await state(id('customers'))).toBe('CERTIFIED'),
+  },
+  {
+    op: 'gate run',
+    status: 400,
+    cause: 'Gate 3 without --baseline',
+    message: '--baseline <reportId> is required for Gate 3',
+    call: () =>
+      server.request('POST', `/api/tables/${id('customers')}/gate-runs`, {
+        token: session('STEWARD'),
+        body: { gate: 3 },
+      }),
+  },
+];
+
 beforeAll(async () => {
   server = await startTestServer({ jobs: 'manual' });
   const management = async (role: 'ADMIN' | 'STEWARD', env: string, scopes: string[]) =>
@@ -520,6 +599,7 @@ async function drive(row: Row): Promise<void> {
   expect(response.body.error.message).not.toBe('');
   expect(response.body.error.message).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
   if (row.code !== undefined) expect(response.body.error.code).toBe(row.code);
+  if (row.message !== undefined) expect(response.body.error.message).toBe(row.message);
   await row.check?.(response);
 }
 
@@ -529,4 +609,8 @@ describe('§7.1 data plane: every status, from a real request', () => {
 
 describe('§7.2 management plane: every status of every endpoint, from a real request', () => {
   it.each(managementPlane)('$op: $status for $cause', drive);
+});
+
+describe("§7.3 the causes of the client's errors, as the server answers them", () => {
+  it.each(clientReported)('$op: $status for $cause', drive);
 });
