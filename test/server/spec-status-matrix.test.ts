@@ -1,7 +1,7 @@
-// The error tables of the spec (§7.1 data plane, §7.2 management plane, §7.3's causes) as one matrix: each operation with
-// every status it lists, each driven by a real request to the in-process server (PGlite), and each answer
-// checked for its status and the contract's error body `{"error":{"code","message"}}` (a JSON body, a code in
-// snake_case, a message free of control characters). The files that test each door in depth (records, rate
+// The error tables of the spec (§7.1 data plane, §7.2 management plane, §7.3's causes) as one matrix: each
+// operation with every status it lists, each driven by a real request to the in-process server (PGlite), and each
+// answer checked for its status and the contract's error body `{"error":{"code","message"}}` (a JSON body, a code
+// in snake_case, a message free of control characters). The files that test each door in depth (records, rate
 // limit, refresh, workspace, cert/certify, governance/gov-definitions, governance/gov-recertify) say more about
 // each cause; this one holds the whole table in one place, so a status the server gets wrong shows as a row.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -58,7 +58,8 @@ describe.each(ENGINES)('the steward learns of each submission once, on $engine',
     /** Every active table waiting for review has exactly one open notification. */
     const everyReviewNotified = async () => {
       const unnotified = await server.sql<{ id: string; open: number }>(
-        `SELECT t.id, (SELECT count(*)::int FROM gds.notifications n WHERE n.table_id = t.id AND n.closed_at IS NULL) AS open
+        `SELECT t.id, (SELECT count(*)::int FROM gds.notifications n
+                        WHERE n.table_id = t.id AND n.closed_at IS NULL) AS open
            FROM gds.tables t WHERE t.active AND t.state = 'PENDING_REVIEW'`,
       );
       expect(unnotified.filter((t) => t.open !== 1)).toEqual([]);
