@@ -125,6 +125,24 @@ describe.each(ENGINES)('the steward learns of each submission once, on $engine',
       await everyReviewNotified();
     });
 
+    it('two submissions at once with one Idempotency-Key file one notification', async () => {
+      const before = await notified(orders);
+      const [a, b] = await Promise.all([
+        submitRaw(orders, { key: 'ci-run-43-orders' }),
+        submitRaw(orders, { key: 'ci-run-43-orders' }),
+      ]);
+      expect([a.status, b.status]).toEqual([201, 201]);
+      expect(a.body).toEqual(b.body);
+      expect([a, b].filter((r) => r.headers.get('idempotent-replayed') === 'true')).toHaveLength(1);
+      expect(await notified(orders)).toEqual({
+        listed: 1,
+        filed: (before.filed ?? 0) + 1,
+        open: 1,
+        audited: (before.audited ?? 0) + 1,
+      });
+      await everyReviewNotified();
+    });
+
     it('refuses an Idempotency-Key that is not a short printable string (400), submitting nothing', async () => {
       const before = await notified(orders);
       const refused = await submitRaw(orders, { key: 'x'.repeat(201) });
