@@ -590,16 +590,10 @@ export const MIGRATIONS: Migration[] = [
     name: 'Gate 1 submissions answered once per idempotency key',
     // A submission sent again with its Idempotency-Key (a pipeline step re-run) gets its first answer: no
     // second scan, proof or steward notification (src/server/idempotency.ts).
+    // Kept as the recertify signal's keys are (migration 60): its columns, primary key and age index.
     sql: `
-      CREATE TABLE gds.gate_submission_keys (
-        workspace_id text NOT NULL REFERENCES gds.workspaces(id),
-        key text NOT NULL,
-        request_hash text NOT NULL,
-        response jsonb,
-        created_at timestamptz NOT NULL,
-        PRIMARY KEY (workspace_id, key)
-      );
-      CREATE INDEX gate_submission_keys_age ON gds.gate_submission_keys (created_at);
+      CREATE TABLE gds.gate_submission_keys (LIKE gds.recertify_signals INCLUDING ALL);
+      ALTER TABLE gds.gate_submission_keys ADD FOREIGN KEY (workspace_id) REFERENCES gds.workspaces(id);
     `,
   },
 ];
