@@ -340,6 +340,29 @@ const managementPlane: Row[] = [
   },
   {
     op: 'definitions',
+    status: 403,
+    cause: "a replaced table outside the token's environment",
+    call: async () => {
+      const [orders] = await server.sql<{ governance_id: string }>(
+        'SELECT governance_id FROM gds.tables WHERE id = $1',
+        [id('orders')],
+      );
+      return define(
+        definition({
+          content: yaml('orders', 'analytics_prod.orders'),
+          connectorId: connector('warehouse-production'),
+          replaceId: orders?.governance_id,
+        }),
+        t.prodDefiner,
+      );
+    },
+    check: async (response) => {
+      expect(response.body.error.message).toContain('the table being replaced (orders) is in dev');
+      expect(await state(id('orders'))).toBe('PENDING_REVIEW');
+    },
+  },
+  {
+    op: 'definitions',
     status: 404,
     cause: 'a connector that does not exist',
     call: () => define(definition({ connectorId: 'con_missing' })),
