@@ -1093,7 +1093,7 @@ export interface paths {
         put?: never;
         /**
          * Gate 1 full scan, proof persisted, table to PENDING_REVIEW, steward notified (`gate submit`)
-         * @description `project` (`gds apply --submit`): only that project's table (409 `owned_elsewhere` otherwise, checked before the scan and again when the proof is written); nothing is submitted. `ifStale=true` (ours, not the spec's; `gds apply --submit` of a table it planned as a stale submission): a table waiting for review whose newest proof is fresh is left as it is, 200 with that proof and `skipped: fresh`.
+         * @description `project` (`gds apply --submit`): only that project's table (409 `owned_elsewhere` otherwise, checked before the scan and again when the proof is written); nothing is submitted. `ifStale=true` (ours, not the spec's; `gds apply --submit` of a table it planned as a stale submission): a table waiting for review whose newest proof is fresh is left as it is, 200 with that proof and `skipped: fresh`. With `Idempotency-Key`, a submission is applied once: the same key with the same request (a pipeline step run again) gets the first answer again with the header `Idempotent-Replayed: true`, and nothing is scanned, stored or notified twice (the steward hears of it once); the same key with another request (another table, query or body) is 422 `idempotency_key_reused`. Keys are kept 7 days.
          */
         post: operations["submitGate1"];
         delete?: never;
@@ -4829,7 +4829,10 @@ export interface operations {
                 /** @description Submit only a table not waiting for review on a fresh proof: when the table is PENDING_REVIEW and its newest submission's proof is at the table's current versions (someone submitted it since the caller looked), nothing is scanned, written or notified, and the answer is 200 with that proof and `skipped: fresh`. Checked before the scan and again, under the table's row lock, when the proof would be written. Without it (the default, the spec's), a submission is always a full scan. A server before it ignores the parameter and submits. */
                 ifStale?: boolean;
             };
-            header?: never;
+            header?: {
+                /** @description 1-200 printable characters without spaces, e.g. a pipeline run's id and the table's. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The table's id (not its slug). */
                 tableId: components["parameters"]["TableId"];
@@ -4851,9 +4854,11 @@ export interface operations {
                     "application/json": components["schemas"]["Gate1Proof"];
                 };
             };
-            /** @description The persisted proof. */
+            /** @description The persisted proof (or, replayed, the first answer to this Idempotency-Key). */
             201: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier submission with the same key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4867,7 +4872,16 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["QueryDeadline"];
+            /** @description `query_deadline` or `beyond_embedded_database` (see QueryDeadline), or `idempotency_key_reused`: the Idempotency-Key was sent with another request. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             503: components["responses"]["DatabaseConflict"];
         };
     };

@@ -585,6 +585,17 @@ export const MIGRATIONS: Migration[] = [
       ALTER TABLE gds.gate_proofs ALTER COLUMN contract_version DROP DEFAULT;
     `,
   },
+  {
+    version: 73,
+    name: 'Gate 1 submissions answered once per idempotency key',
+    // A submission sent again with its Idempotency-Key (a pipeline step re-run) gets its first answer: no
+    // second scan, proof or steward notification (src/server/idempotency.ts).
+    // Kept as the recertify signal's keys are (migration 60): its columns, primary key and age index.
+    sql: `
+      CREATE TABLE gds.gate_submission_keys (LIKE gds.recertify_signals INCLUDING ALL);
+      ALTER TABLE gds.gate_submission_keys ADD FOREIGN KEY (workspace_id) REFERENCES gds.workspaces(id);
+    `,
+  },
 ];
 
 /** Applies every migration not yet applied, each in its own transaction (tests pass an earlier schema's list). */

@@ -2,7 +2,6 @@
 // dbt run results (schema v1-v6, read as dbt means them by core/dbt-run, optionally resolved through a manifest), resolves the environment, and
 // applies `recertify_signal` to each governed table it names. Names matching no governed table are a
 // silent `not_governed`.
-import { createHash } from 'node:crypto';
 import type { ManifestNode } from '../../core/dbt-run.js';
 import {
   namedTables,
@@ -19,6 +18,7 @@ import type { CertifiedViewStatus } from '../certification/view.js';
 import { repairCertifiedViews } from '../certification/view.js';
 import type { Queryable } from '../db/handle.js';
 import { badRequest, forbidden, HttpError } from '../errors.js';
+import { applyOnce, requestHash } from '../idempotency.js';
 import { checkNesting, nestedTooDeep } from '../input-rule.js';
 import type { AuditInput } from '../audit.js';
 import { recordAudits } from '../audit.js';
@@ -377,28 +377,6 @@ async function candidateTables(
   return rows.map(toTableRow);
 }
 
-/** How long an idempotency key is kept: a retried run within it is answered, not applied again. */
-export const IDEMPOTENCY_KEY_DAYS = 7;
-const MAX_KEY_CHARS = 200;
-
-/** Reads the `Idempotency-Key` header: undefined when absent, 400 when not a short printable string. */
-export function idempotencyKeyOf(header: unknown): string | undefined {
-  if (header === undefined) return undefined;
-  if (
-    typeof header !== 'string' ||
-    header === '' ||
-    header.length > MAX_KEY_CHARS ||
-    !/^[\x21-\x7e]+$/.test(header)
-  ) {
-    throw badRequest(
-      'invalid_idempotency_key',
-      `Idempotency-Key must be 1-${MAX_KEY_CHARS} printable characters without spaces (e.g. a hash of the request).`,
-      { header: 'Idempotency-Key' },
-    );
-  }
-  return header;
-}
-
 /**
  * The signal of `body`, applied once per idempotency key: a signal sent again with its key (a retry after a
  * lost answer, a CI job run again) gets the first answer and `replayed: true`, and nothing is applied twice.
@@ -428,40 +406,14 @@ export async function recertify(
   const explicit = !signal.run;
   return governedTransaction(ctx.db, ctx.clock, async (tx) => {
     if (idempotencyKey === undefined) return { response: await applySignal(tx), replayed: false };
-    const now = ctx.clock();
-    const hash = createHash('sha256')
-      .update(JSON.stringify([environmentLabel, body]))
-      .digest('hex');
-    await tx.query('DELETE FROM gds.recertify_signals WHERE created_at < $1', [
-      new Date(now - IDEMPOTENCY_KEY_DAYS * 86_400_000).toISOString(),
-    ]);
-    const [claimed] = await tx.query(
-      `INSERT INTO gds.recertify_signals (workspace_id, key, request_hash, created_at) VALUES ($1, $2, $3, $4)
-       ON CONFLICT DO NOTHING RETURNING key`,
-      [caller.workspaceId, idempotencyKey, hash, new Date(now).toISOString()],
-    );
-    if (!claimed) {
-      const [seen] = await tx.query<{ request_hash: string; response: RecertifyResponse }>(
-        'SELECT request_hash, response FROM gds.recertify_signals WHERE workspace_id = $1 AND key = $2',
-        [caller.workspaceId, idempotencyKey],
-      );
-      if (seen?.request_hash !== hash) {
-        throw new HttpError(
-          422,
-          'idempotency_key_reused',
-          'This Idempotency-Key was sent with another signal: give each signal its own key.',
-          { header: 'Idempotency-Key' },
-        );
-      }
-      return { response: seen.response, replayed: true };
-    }
-    const response = await applySignal(tx);
-    await tx.query('UPDATE gds.recertify_signals SET response = $3 WHERE workspace_id = $1 AND key = $2', [
-      caller.workspaceId,
-      idempotencyKey,
-      JSON.stringify(response),
-    ]);
-    return { response, replayed: false };
+    const keyed = {
+      table: 'gds.recertify_signals',
+      workspaceId: caller.workspaceId,
+      key: idempotencyKey,
+      hash: requestHash([environmentLabel, body]),
+      what: 'signal',
+    } as const;
+    return applyOnce(tx, keyed, ctx.clock(), () => applySignal(tx));
   });
 
   async function applySignal(tx: Queryable): Promise<RecertifyResponse> {

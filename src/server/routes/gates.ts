@@ -28,6 +28,8 @@ import type { Query } from '../query.js';
 import { booleanParam } from '../query.js';
 import { applyTrigger, governedTransaction } from '../governance/engine.js';
 import { notifySteward } from '../governance/notifications.js';
+import type { Keyed } from '../idempotency.js';
+import { answerOf, applyOnce, idempotencyKeyOf, requestHash } from '../idempotency.js';
 import type { Job } from '../governance/jobs.js';
 import { enqueueJob } from '../governance/jobs.js';
 import { gateTableFor } from '../gates/access.js';
@@ -179,6 +181,22 @@ export function gateRoutes(app: FastifyInstance, ctx: AppContext): void {
       // planned as a stale submission submits it only while it still is one.
       const ifStale = booleanParam((request.query ?? {}) as Query, 'ifStale', false);
       checkOwner(table, project);
+      // Idempotency-Key: a submission sent again with its key is answered as the first time, before the scan
+      // (the steward is notified once); claimed again in the writing transaction, so two at once file one.
+      const key = idempotencyKeyOf(request.headers['idempotency-key']);
+      const keyed: Keyed | null =
+        key === undefined
+          ? null
+          : {
+              table: 'gds.gate_submission_keys',
+              workspaceId: caller.workspaceId,
+              key,
+              hash: requestHash([caller.userId, table.id, project ?? null, ifStale, ifNotCertified]),
+              what: 'submission',
+            };
+      const answered = keyed === null ? null : await answerOf<SubmitAnswer>(ctx.db, keyed);
+      if (answered !== null)
+        return reply.code(answered.status).header('idempotent-replayed', 'true').send(answered.body);
       // --if-not-certified: a CERTIFIED table is left as it is, checked before the scan (so it costs
       // nothing) and again in the writing transaction (so a certification meanwhile is not undone).
       if (ifNotCertified) await refuseCertified(ctx.db, table);
@@ -187,7 +205,16 @@ export function gateRoutes(app: FastifyInstance, ctx: AppContext): void {
       const before = ifStale ? await freshSubmission(ctx.db, table) : null;
       if (before !== null) return reply.code(200).send(before);
       const proof = await runGate1(ctx.db, table, { clock: ctx.clock });
-      const answer = await governedTransaction(ctx.db, ctx.clock, async (tx) => {
+      const { response: answer, replayed } = await governedTransaction(ctx.db, ctx.clock, async (tx) => {
+        const submit = () => submitScanned(tx);
+        return keyed === null
+          ? { response: await submit(), replayed: false }
+          : applyOnce(tx, keyed, ctx.clock(), submit);
+      });
+      if (replayed) void reply.header('idempotent-replayed', 'true');
+      return reply.code(answer.status).send(answer.body);
+
+      async function submitScanned(tx: Queryable): Promise<SubmitAnswer> {
         // The table's row lock, as the gate1 PUT takes it: a certify committing meanwhile is read here
         // (and refused under --if-not-certified) instead of being overwritten by this transition.
         const current = await loadGateTable(tx, caller.workspaceId, table.id, { lock: true });
@@ -233,10 +260,15 @@ export function gateRoutes(app: FastifyInstance, ctx: AppContext): void {
           ...(viewWithdrawn ? { withdrawnView: await certifiedViewName(tx, current) } : {}),
         };
         return { status: 201, body };
-      });
-      return reply.code(answer.status).send(answer.body);
+      }
     },
   );
+}
+
+/** A submission's answer: 201 and the proof, or 200 and the fresh proof it left as it was (`ifStale`). */
+interface SubmitAnswer {
+  status: number;
+  body: Gate1ProofBody;
 }
 
 /**

@@ -16,7 +16,8 @@ import {
   listSignalPage,
 } from '../governance/recertification-requests.js';
 import { decodeListCursor, encodeListCursor } from '../list-cursor.js';
-import { idempotencyKeyOf, recertify } from '../governance/recertify.js';
+import { recertify } from '../governance/recertify.js';
+import { idempotencyKeyOf } from '../idempotency.js';
 import type { Query } from '../query.js';
 import { intParam, rejectUnknownParams, stringParam } from '../query.js';
 
