@@ -555,6 +555,9 @@ class ProjectReader {
     // A model's only: a snapshot's table has the columns dbt adds beside its SQL's (withSnapshotColumns).
     const python = node.language?.toLowerCase() === 'python';
     if (node.resourceType !== 'model' || node.compiledSql === undefined || python) return undefined;
+    // Only a view or a table is rebuilt whole from its SQL: an incremental model's relation keeps its columns
+    // (on_schema_change ignore, append_new_columns, fail), and a custom materialization may do anything.
+    if (!REBUILT_WHOLE.has((node.materialized ?? 'view').toLowerCase())) return undefined;
     const read = this.sqlColumns(node.compiledSql);
     if (!read.ok) return undefined;
     const key = (name: string) => name.toLowerCase();
@@ -592,6 +595,9 @@ class ProjectReader {
     return view.ok ? { ok: true, columns: view.view.columns.map((c) => ({ name: c.name })) } : read;
   }
 }
+
+/** The materializations that build the relation afresh from the model's SQL on every run. */
+const REBUILT_WHOLE: ReadonlySet<string> = new Set(['view', 'table']);
 
 /**
  * The adapters whose default collation compares text without case (SQL Server's and Synapse's

@@ -979,6 +979,22 @@ select * from renamed`;
     );
     expect(asNew.declarations[0]?.columns.map((c) => c.name)).toEqual(['order_id', 'order_date']);
     expect(asNew.warnings).toEqual([]);
+    // An incremental model's relation keeps its columns whatever its SQL selects now (on_schema_change
+    // ignore, append_new_columns, fail): the older catalog still says them.
+    const incremental = manifest(
+      model('orders', {
+        compiled_code: sql,
+        config: { enabled: true, materialized: 'incremental', on_schema_change: 'append_new_columns' },
+      }),
+    );
+    (incremental['metadata'] as Record<string, unknown>)['generated_at'] = '2026-02-01T10:00:00Z';
+    const kept = declareDbtProject(
+      { manifest: incremental, catalog: catalogAt('2026-01-30T09:00:00Z') },
+      {},
+      dbtReader,
+    );
+    expect(kept.declarations[0]?.columns.map((c) => c.name)).toEqual(['order_id', 'order_date']);
+    expect(kept.warnings).toEqual([]);
   });
 
   it("declares a BigQuery STRUCT column once, not each of its catalog's field paths", () => {
