@@ -4,12 +4,12 @@
 // its first answer (the route adds `Idempotent-Replayed: true`) and nothing is applied twice. The same key with
 // another request is 422 `idempotency_key_reused`.
 import { createHash } from 'node:crypto';
+import { IDEMPOTENCY_KEY_RULE, isIdempotencyKey } from '../core/idempotency-key.js';
 import type { Queryable } from './db/handle.js';
 import { badRequest, HttpError } from './errors.js';
 
 /** How long an idempotency key is kept: a request sent again within it is answered, not applied again. */
 export const IDEMPOTENCY_KEY_DAYS = 7;
-const MAX_KEY_CHARS = 200;
 
 /** The tables keeping each keyed route's keys (workspace_id, key, request_hash, response, created_at). */
 export type KeyTable = 'gds.recertify_signals' | 'gds.gate_submission_keys';
@@ -17,15 +17,10 @@ export type KeyTable = 'gds.recertify_signals' | 'gds.gate_submission_keys';
 /** Reads the `Idempotency-Key` header: undefined when absent, 400 when not a short printable string. */
 export function idempotencyKeyOf(header: unknown): string | undefined {
   if (header === undefined) return undefined;
-  if (
-    typeof header !== 'string' ||
-    header === '' ||
-    header.length > MAX_KEY_CHARS ||
-    !/^[\x21-\x7e]+$/.test(header)
-  ) {
+  if (typeof header !== 'string' || !isIdempotencyKey(header)) {
     throw badRequest(
       'invalid_idempotency_key',
-      `Idempotency-Key must be 1-${MAX_KEY_CHARS} printable characters without spaces (e.g. a hash of the request).`,
+      `Idempotency-Key must be ${IDEMPOTENCY_KEY_RULE} (e.g. a hash of the request).`,
       { header: 'Idempotency-Key' },
     );
   }
