@@ -190,13 +190,15 @@ export const JSON_FIELDS: Readonly<Record<string, readonly string[]>> = {
   'gate:result': [...GATE_JOB, 'result'],
   // Gate 1 runs here and prints its checks; --gate 2|3 queues a job and prints it.
   'gate:run': [...new Set([...GATE1_PROOF, ...GATE_JOB])],
-  // The proof; with --if-not-certified on a CERTIFIED table: skipped, tableId, state, certifiedView, reason.
+  // The proof (replayed: true when the service answered as to an earlier run with the same --idempotency-key);
+  // with --if-not-certified on a CERTIFIED table: skipped, tableId, state, certifiedView, reason.
   'gate:submit': [
     ...GATE1_PROOF,
     'state',
     'notificationId',
     'viewWithdrawn',
     'withdrawnView',
+    'replayed',
     'skipped',
     'certifiedView',
     'reason',

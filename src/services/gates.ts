@@ -1,7 +1,9 @@
 // `gds gate get|apply|diff|run|submit|result|status|cancel|suggest`: gate1.yml on the service and gate runs.
 // Everything that can be refused locally is refused before a request: an invalid gate1.yml, Gate 3
 // without a baseline, a sample on Gate 2/3.
+import { randomUUID } from 'node:crypto';
 import { CliError, ExitCode } from '../core/errors.js';
+import { IDEMPOTENCY_KEY_RULE, isIdempotencyKey } from '../core/idempotency-key.js';
 import { MAX_CHUNKS, MAX_SAMPLE_ROWS } from '../core/gate-sample.js';
 import type { ApiClient } from '../client/index.js';
 import { ApiError } from '../client/errors.js';
@@ -42,6 +44,16 @@ export function parseSampleSpec(text: string): string {
     );
   }
   return spec;
+}
+
+/** `--idempotency-key` as the flag parser checks it (as the service does); throws an Error saying what is taken. */
+export function parseIdempotencyKey(text: string): string {
+  if (!isIdempotencyKey(text)) {
+    throw new Error(
+      `${JSON.stringify(text)} is not an idempotency key: use ${IDEMPOTENCY_KEY_RULE} (e.g. $GITHUB_RUN_ID-$GITHUB_RUN_ATTEMPT)`,
+    );
+  }
+  return text;
 }
 
 /** `v3` or `3` as the version number the service stores; throws an Error for anything else. */
@@ -262,9 +274,12 @@ export async function runGate(
   return client.gates.run(tableId, request, call);
 }
 
-/** What `gate submit` did: submitted (the proof), or skipped a CERTIFIED table (`--if-not-certified`). */
+/**
+ * What `gate submit` did: submitted (the proof; `replayed`: the service had taken a submission with this
+ * `key` already and answered as then), or skipped a CERTIFIED table (`--if-not-certified`).
+ */
 export type SubmitOutcome =
-  | { kind: 'submitted'; proof: Gate1ProofBody }
+  | { kind: 'submitted'; proof: Gate1ProofBody; replayed: boolean; key: string }
   | { kind: 'skipped'; tableId: string; state: string; certifiedView: string | null; reason: string }
   /** `ifStale`: the table already waits for review on a fresh proof (`proof`, submitted by someone since). */
   | { kind: 'fresh'; proof: Gate1ProofBody };
@@ -273,26 +288,32 @@ export type SubmitOutcome =
  * Submits the table (full scan, proof, PENDING_REVIEW). With `ifNotCertified` the service leaves a CERTIFIED
  * table and its certified view as they are (409 `table_certified`, checked before the scan and when the
  * proof is written), which is a skip here, not an error. With `ifStale`, a table already waiting for review
- * on a fresh proof (submitted since the caller looked) is left as it is: `fresh`.
+ * on a fresh proof (submitted since the caller looked) is left as it is: `fresh`. The submission carries
+ * `idempotencyKey` (a pipeline's own, so that its step run again gets the first answer), else a fresh random
+ * key: the transport's retries of this one request after a lost connection are answered, never applied twice,
+ * and each call is a new submission (never a key derived from the table: a person submitting again on
+ * purpose gets a new one).
  */
 export async function submitGate(
   client: GatesClient,
   tableId: string,
-  options: { ifNotCertified?: boolean; project?: string; ifStale?: boolean } = {},
+  options: { ifNotCertified?: boolean; project?: string; ifStale?: boolean; idempotencyKey?: string } = {},
   call: Call = {},
 ): Promise<SubmitOutcome> {
   const ifNotCertified = options.ifNotCertified === true;
+  const key = options.idempotencyKey ?? randomUUID();
   try {
-    const proof = await client.gates.submit(
+    const { proof, replayed } = await client.gates.submit(
       tableId,
       { ifNotCertified },
       {
         ...call,
         ...(options.project === undefined ? {} : { project: options.project }),
         ...(options.ifStale === true ? { ifStale: true } : {}),
+        idempotencyKey: key,
       },
     );
-    return proof.skipped === 'fresh' ? { kind: 'fresh', proof } : { kind: 'submitted', proof };
+    return proof.skipped === 'fresh' ? { kind: 'fresh', proof } : { kind: 'submitted', proof, replayed, key };
   } catch (error) {
     if (!ifNotCertified || !(error instanceof ApiError) || error.code !== 'table_certified') throw error;
     const details = (error.details ?? {}) as { tableId?: unknown; state?: unknown; certifiedView?: unknown };

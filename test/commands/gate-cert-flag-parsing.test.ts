@@ -95,6 +95,18 @@ describe('gate commands', () => {
     expect(await usageError(GateSuggest, [])).toContain('Missing required argument');
     expect(await usageError(GateSuggest, ['t_1', 't_2'])).toContain('Unexpected argument: t_2');
   });
+
+  it('gate submit --idempotency-key: 1-200 printable ASCII characters without spaces, as the service takes it', async () => {
+    const key = `${'9'.repeat(190)}-attempt-2`;
+    expect(await flagsOf(GateSubmit, ['t_1', '--idempotency-key', key])).toMatchObject({
+      'idempotency-key': key,
+    });
+    expect(await flagsOf(GateSubmit, ['t_1'])).not.toHaveProperty('idempotency-key');
+    for (const bad of ['run 42', 'x'.repeat(201), 'naïve'])
+      expect(await usageError(GateSubmit, ['t_1', '--idempotency-key', bad])).toContain(
+        'is not an idempotency key: use 1-200 printable ASCII characters without spaces',
+      );
+  });
 });
 
 describe('certify and reject', () => {

@@ -163,7 +163,9 @@ const steps: Step[] = [
   { id: 'gate:status', args: () => ['gate', 'status', seen.job ?? '', '--gate', '2'], during: runJobs },
   { id: 'gate:result', args: () => ['gate', 'result', seen.job ?? ''] },
   { id: 'gate:jobs', args: () => ['gate', 'jobs', seen.products ?? ''] },
-  { id: 'gate:submit', args: () => ['gate', 'submit', seen.products ?? ''] },
+  { id: 'gate:submit', args: () => ['gate', 'submit', seen.products ?? '', '--idempotency-key', 'fields-1'] },
+  // The same key again: the first answer, replayed.
+  { id: 'gate:submit', args: () => ['gate', 'submit', seen.products ?? '', '--idempotency-key', 'fields-1'] },
   { id: 'review', args: () => ['review'] },
   { id: 'reject', args: () => ['reject', seen.products ?? '', '--reason', 'prices unchecked'] },
   { id: 'env:promote', args: () => ['env', 'promote', 'orders', '--to', 'staging', '--dry-run'] },

@@ -1,9 +1,15 @@
 // A loopback proxy before the test server that stands for a service killed around a recertification signal
-// (POST /api/workspace/recertify): it forwards every request, and for each signal asks the test whether the
-// service is gone (the connection is dropped before the signal reaches it) and, once the service answered,
-// whether gds hears the answer (if not, the service applied the signal and the connection is dropped).
+// (POST /api/workspace/recertify), or around another keyed request `watches` names (a gate submission): it
+// forwards every request, and for each watched one asks the test whether the service is gone (the connection is
+// dropped before the request reaches it) and, once the service answered, whether gds hears the answer (if not,
+// the service applied the request and the connection is dropped).
 //
 //   const proxy = await signalProxy(server.url, { gone: () => down, heard: (answer) => !cut });
+//   const submissions = await signalProxy(server.url, {
+//     watches: (method, path) => method === 'POST' && path.endsWith('/gate-submissions'),
+//     gone: () => false,
+//     heard: (answer, request) => keys.push(request.headers['idempotency-key']) > 1,
+//   });
 //   ... SERVICE_API_URL: proxy.url ...
 //   await proxy.close();
 import { request as httpRequest, createServer } from 'node:http';
@@ -18,11 +24,18 @@ export interface SignalProxy {
 
 export async function signalProxy(
   target: string,
-  rules: { gone: () => boolean; heard: (answer: IncomingMessage) => boolean },
+  rules: {
+    gone: () => boolean;
+    heard: (answer: IncomingMessage, request: IncomingMessage) => boolean;
+    /** The requests watched, by method and path (query left out); by default the recertification signal. */
+    watches?: (method: string, path: string) => boolean;
+  },
 ): Promise<SignalProxy> {
   const base = new URL(target);
+  const watches =
+    rules.watches ?? ((method, path) => method === 'POST' && path === '/api/workspace/recertify');
   const proxy = createServer((req, res) => {
-    const isSignal = req.method === 'POST' && req.url === '/api/workspace/recertify';
+    const isSignal = watches(req.method ?? 'GET', (req.url ?? '/').split('?')[0] ?? '/');
     if (isSignal && rules.gone()) {
       req.socket.destroy();
       return;
@@ -37,7 +50,7 @@ export async function signalProxy(
         headers: { ...req.headers, host: base.host },
       },
       (answer) => {
-        if (isSignal && !rules.heard(answer)) {
+        if (isSignal && !rules.heard(answer, req)) {
           answer.resume();
           answer.on('end', () => req.socket.destroy());
           return;

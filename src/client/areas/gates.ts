@@ -18,6 +18,15 @@ export type GateJobAccepted = Schema<'GateJobAccepted'>;
 /** The gate a job belongs to, as `--gate` names it (1 = the auto-baseline job). */
 export type GateNumber = 1 | 2 | 3;
 
+/**
+ * A submission's answer: the proof, and whether the service answered it as an earlier request with the same
+ * `Idempotency-Key` (`Idempotent-Replayed: true`): nothing was scanned, stored or notified this time.
+ */
+export interface Gate1Submission {
+  proof: Gate1ProofBody;
+  replayed: boolean;
+}
+
 /** A Gate 1 dry run answers with its proof (200); a Gate 2/3 run with the queued job (202). */
 export type GateRunResponse = { kind: 'proof'; proof: Gate1ProofBody } | { kind: 'job'; job: GateJobBody };
 
@@ -37,13 +46,15 @@ export interface GatesApi {
   /**
    * 409 `table_certified` when `request.ifNotCertified` and the table is CERTIFIED; with `project`, 409
    * `owned_elsewhere` when the table is not that project's. `ifStale`: a table waiting for review on a fresh
-   * proof is not submitted again (the answer is that proof, `skipped: 'fresh'`).
+   * proof is not submitted again (the answer is that proof, `skipped: 'fresh'`). With `idempotencyKey`, the
+   * service applies the submission once: sent again (the transport's retry after a lost connection, a pipeline
+   * step run again), it answers as the first time, `replayed`.
    */
   submit(
     tableId: string,
     request: GateSubmitRequest,
-    options?: CallOptions & { project?: string; ifStale?: boolean },
-  ): Promise<Gate1ProofBody>;
+    options?: CallOptions & { project?: string; ifStale?: boolean; idempotencyKey?: string | undefined },
+  ): Promise<Gate1Submission>;
   /** 409 `job_not_terminal` while the job is queued or running. */
   result(
     jobId: string,
@@ -107,9 +118,9 @@ export function gatesApi(transport: Transport): GatesApi {
         : { kind: 'proof', proof: response.data as Gate1ProofBody };
     },
     async submit(tableId, request, options = {}) {
-      const { project, ifStale, ...call } = options;
+      const { project, ifStale, idempotencyKey, ...call } = options;
       const { query } = projectQuery(project);
-      return transport.send<Gate1ProofBody>({
+      const response = await transport.request<Gate1ProofBody>({
         method: 'POST',
         path: pathOf('/api/tables/{tableId}/gate-submissions', { tableId }),
         body: request,
@@ -117,8 +128,10 @@ export function gatesApi(transport: Transport): GatesApi {
         ...(query !== undefined || ifStale === true
           ? { query: { ...query, ...(ifStale === true ? { ifStale: 'true' } : {}) } }
           : {}),
+        ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
         ...call,
       });
+      return { proof: response.data, replayed: response.headers.get('idempotent-replayed') === 'true' };
     },
     async result(jobId, gate, options) {
       return transport.send<GateJobBody | Gate1ProofBody>({

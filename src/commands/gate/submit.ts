@@ -2,7 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
 import { tableEnvFlag } from '../../cli/governance-flags.js';
 import { ExitCode } from '../../core/errors.js';
-import { submitGate } from '../../services/gates.js';
+import { parseIdempotencyKey, submitGate } from '../../services/gates.js';
 import { printProof } from '../../cli/gate-output.js';
 
 export default class GateSubmit extends ApiCommand<typeof GateSubmit> {
@@ -15,11 +15,16 @@ export default class GateSubmit extends ApiCommand<typeof GateSubmit> {
     '--if-not-certified leaves a CERTIFIED table (and its view) as it is: nothing is submitted, stderr says ' +
     'so and the exit is 0 (under --json one line {skipped: true, tableId, state, certifiedView, reason}). ' +
     'Under --json one line, the proof.' +
-    " gds waits up to 10 minutes for the answer: a scan under the service's own statement deadlines.";
+    " gds waits up to 10 minutes for the answer: a scan under the service's own statement deadlines. " +
+    'Each submission carries an Idempotency-Key, a new one each run unless --idempotency-key gives it: a ' +
+    'connection lost after the service took the submission is retried with it and answered as the first ' +
+    'time. A CI step that passes its own key and runs again gets the first answer: nothing is scanned again ' +
+    'and the steward is not notified again; stderr says so, and the JSON line has replayed: true.';
   static override examples = [
     '<%= config.bin %> gate submit t_42',
     '<%= config.bin %> gate submit t_42 --json',
     '<%= config.bin %> gate submit t_42 --if-not-certified',
+    '<%= config.bin %> gate submit t_42 --idempotency-key "$GITHUB_RUN_ID-$GITHUB_RUN_ATTEMPT-t_42"',
   ];
   static override args = { tableId: Args.string({ description: 'The table id or name.', required: true }) };
   static override flags = {
@@ -28,13 +33,23 @@ export default class GateSubmit extends ApiCommand<typeof GateSubmit> {
       description:
         'Skip (exit 0) a CERTIFIED table instead of withdrawing its certified view until it is certified again.',
     }),
+    'idempotency-key': Flags.string({
+      description:
+        'Send the submission with this key (1-200 printable ASCII characters, no spaces), e.g. a CI run id: ' +
+        'the same command run again within 7 days gets the first answer instead of submitting again.',
+      parse: async (input) => parseIdempotencyKey(input),
+    }),
   };
 
   async run(): Promise<void> {
     const ifNotCertified = this.flags['if-not-certified'];
+    const idempotencyKey = this.flags['idempotency-key'];
     const outcome = await this.out.during(`Running Gate 1 over every row of ${this.args.tableId}…`, () =>
       this.withClient(async (client) =>
-        submitGate(client, await this.tableIdOf(client, this.args.tableId), { ifNotCertified }),
+        submitGate(client, await this.tableIdOf(client, this.args.tableId), {
+          ifNotCertified,
+          ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
+        }),
       ),
     );
     if (outcome.kind === 'skipped') {
@@ -44,7 +59,15 @@ export default class GateSubmit extends ApiCommand<typeof GateSubmit> {
       return;
     }
     const { proof } = outcome;
-    await printProof(this.out, proof, this.tableLabel(this.args.tableId, proof.tableId));
+    const replayed = outcome.kind === 'submitted' && outcome.replayed;
+    if (replayed && this.out.json) this.out.record({ ...proof, replayed: true });
+    else await printProof(this.out, proof, this.tableLabel(this.args.tableId, proof.tableId));
+    if (replayed) {
+      this.out.info(
+        `Replayed: the service already took this submission (Idempotency-Key ${outcome.key}) and answered as ` +
+          `then (proof of ${proof.ranAt}): no new scan ran and the steward was not notified again.`,
+      );
+    }
     if (proof.viewWithdrawn === true && !this.out.json) {
       this.out.warn(
         `${proof.tableId} was CERTIFIED: its certified view ${proof.withdrawnView ?? ''} is withdrawn until the table is certified again (gds certify ${proof.tableId}). --if-not-certified skips a CERTIFIED table instead.`,
