@@ -399,6 +399,56 @@ describe('loadDbtProject', () => {
     ]);
   });
 
+  it('judges an older catalog.json by target/run_results.json; one that is not JSON is left out with a warning', async () => {
+    const dir = folder();
+    mkdirSync(join(dir, 'target'));
+    const m = manifest(model('orders', { compiled_code: 'select 1 as order_id, 2 as customer_id' }));
+    (m['metadata'] as Record<string, unknown>)['generated_at'] = '2026-02-01T10:00:00Z';
+    writeFileSync(join(dir, 'target', 'manifest.json'), JSON.stringify(m));
+    const catalog = {
+      metadata: {
+        dbt_schema_version: 'https://schemas.getdbt.com/dbt/catalog/v1.json',
+        generated_at: '2026-01-30T09:00:00Z',
+      },
+      nodes: {
+        'model.shop.orders': {
+          metadata: { schema: 'analytics', name: 'orders' },
+          columns: {
+            order_id: { name: 'order_id', type: 'integer', index: 1 },
+            order_date: { name: 'order_date', type: 'date', index: 2 },
+          },
+        },
+      },
+    };
+    writeFileSync(join(dir, 'target', 'catalog.json'), JSON.stringify(catalog));
+    const compiled = {
+      metadata: {
+        dbt_schema_version: 'https://schemas.getdbt.com/dbt/run-results/v6.json',
+        generated_at: '2026-02-01T10:00:01Z',
+      },
+      args: { which: 'compile' },
+      results: [
+        {
+          unique_id: 'model.shop.orders',
+          status: 'success',
+          message: null,
+          adapter_response: {},
+          compiled_code: 'select 1',
+        },
+      ],
+      elapsed_time: 0.5,
+    };
+    writeFileSync(join(dir, 'target', 'run_results.json'), JSON.stringify(compiled));
+    const kept = await loadDbtProject(dir, {});
+    expect(kept.declarations[0]?.columns.map((c) => c.name)).toEqual(['order_id', 'order_date']);
+    expect(kept.warnings.join('\n')).toMatch(/not rebuilt since the catalog: .*\(dbt compile, /);
+    // Cut half-way (dbt stopped while writing it): the catalog is judged without it.
+    writeFileSync(join(dir, 'target', 'run_results.json'), JSON.stringify(compiled).slice(0, 80));
+    const cut = await loadDbtProject(dir, {});
+    expect(cut.declarations[0]?.columns.map((c) => c.name)).toEqual(['order_id', 'customer_id']);
+    expect(cut.warnings.join('\n')).toContain(`${join(dir, 'target', 'run_results.json')} is not read (`);
+  });
+
   it("reads no seed file outside the project folder, not even a sibling folder's whose name starts the same", async () => {
     const dir = folder();
     const sibling = `${dir}-other`;
