@@ -8,7 +8,7 @@ import { declareDbtProject, prepareDbtReader } from '../../../src/core/dbt/proje
 import type { DbtReader } from '../../../src/core/dbt/project.js';
 import { sharedFixturesDir } from '../../helpers/fixtures.js';
 import { needs, noSharedFixtures } from '../../helpers/skip.js';
-import { manifest, model } from './helpers.js';
+import { catalog, manifest, model } from './helpers.js';
 
 let dbtReader: DbtReader;
 beforeAll(async () => {
@@ -17,25 +17,6 @@ beforeAll(async () => {
 
 const CATALOG_AT = '2026-01-30T09:00:00Z';
 const MANIFEST_AT = '2026-02-01T10:00:00Z';
-
-/** A catalog written at `generatedAt` listing `columns` (name: type) for each of `ids`. */
-const catalog = (generatedAt: string, tables: Record<string, Record<string, string>>) => ({
-  metadata: {
-    dbt_schema_version: 'https://schemas.getdbt.com/dbt/catalog/v1.json',
-    generated_at: generatedAt,
-  },
-  nodes: Object.fromEntries(
-    Object.entries(tables).map(([id, columns]) => [
-      id,
-      {
-        metadata: { schema: 'analytics', name: id.split('.').at(-1) },
-        columns: Object.fromEntries(
-          Object.entries(columns).map(([name, type], i) => [name, { name, type, index: i + 1 }]),
-        ),
-      },
-    ]),
-  ),
-});
 
 /** A run_results.json (v6) of `dbt <which>` written at `generatedAt`, each node's result with its status. */
 function runResults(which: string | undefined, generatedAt: string, statuses: Record<string, string>) {

@@ -9,7 +9,7 @@ import { csvHeader, parseCsv } from '../../../src/core/dbt/csv.js';
 import { loadDbtProject } from '../../../src/services/dbt-project.js';
 import { sharedFixturesDir } from '../../helpers/fixtures.js';
 import { needs, noSharedFixtures } from '../../helpers/skip.js';
-import { columns, genericTest, manifest, model } from './helpers.js';
+import { catalog, columns, genericTest, manifest, model } from './helpers.js';
 
 const made: string[] = [];
 function folder(): string {
@@ -405,22 +405,10 @@ describe('loadDbtProject', () => {
     const m = manifest(model('orders', { compiled_code: 'select 1 as order_id, 2 as customer_id' }));
     (m['metadata'] as Record<string, unknown>)['generated_at'] = '2026-02-01T10:00:00Z';
     writeFileSync(join(dir, 'target', 'manifest.json'), JSON.stringify(m));
-    const catalog = {
-      metadata: {
-        dbt_schema_version: 'https://schemas.getdbt.com/dbt/catalog/v1.json',
-        generated_at: '2026-01-30T09:00:00Z',
-      },
-      nodes: {
-        'model.shop.orders': {
-          metadata: { schema: 'analytics', name: 'orders' },
-          columns: {
-            order_id: { name: 'order_id', type: 'integer', index: 1 },
-            order_date: { name: 'order_date', type: 'date', index: 2 },
-          },
-        },
-      },
-    };
-    writeFileSync(join(dir, 'target', 'catalog.json'), JSON.stringify(catalog));
+    const older = catalog('2026-01-30T09:00:00Z', {
+      'model.shop.orders': { order_id: 'integer', order_date: 'date' },
+    });
+    writeFileSync(join(dir, 'target', 'catalog.json'), JSON.stringify(older));
     const compiled = {
       metadata: {
         dbt_schema_version: 'https://schemas.getdbt.com/dbt/run-results/v6.json',
