@@ -31,7 +31,8 @@ import {
   ManifestReader,
   readQuoting,
 } from '../core/dbt/manifest.js';
-import type { Manifest, ManifestOutline } from '../core/dbt/manifest.js';
+import type { CatalogTable, Manifest, ManifestOutline } from '../core/dbt/manifest.js';
+import { catalogOlder, LAST_RUN_RESULT_FIELDS } from '../core/dbt/last-run.js';
 import { JsonSyntaxError, readJsonMembers } from '../io/json-members.js';
 import type { JsonMembersOptions } from '../io/json-members.js';
 import type {
@@ -438,6 +439,55 @@ async function readPreviousRunFile<T>(
   }
 }
 
+/**
+ * The project's run_results.json (beside its manifest), read only when the catalog is older than the manifest
+ * (last-run.ts judges such a catalog by it): its metadata and args, and of each result what last-run.ts
+ * reads, not its compiled SQL. A file gds cannot read is left out with a warning: the catalog is then judged
+ * as without one.
+ */
+async function readLastRunFile(
+  path: string,
+  catalog: ReadonlyMap<string, CatalogTable> | undefined,
+  manifest: Manifest,
+  warnings: string[],
+): Promise<unknown> {
+  const catalogAt = catalog?.values().next().value?.generatedAt;
+  if (!catalogOlder(catalogAt, manifest.generatedAt) || (await kindOf(path)) !== 'file') return undefined;
+  const value: Record<string, unknown> & { results: unknown[] } = { results: [] };
+  try {
+    await readJsonMembers(
+      path,
+      {
+        flag: '--dbt',
+        maxBytes: MAX_MANIFEST_BYTES,
+        what: 'a dbt run_results.json',
+        each: [],
+        elements: ['results'],
+        whole: ['metadata', 'args'],
+      },
+      (section, _key, raw) => {
+        if (section !== 'results') value[section] = raw;
+        else if (isEntry(raw)) {
+          const kept = Object.fromEntries(
+            LAST_RUN_RESULT_FIELDS.flatMap((f) => (f in raw ? [[f, raw[f]]] : [])),
+          );
+          const node = raw['node'];
+          if (isEntry(node))
+            kept['node'] = { unique_id: node['unique_id'], resource_type: node['resource_type'] };
+          value.results.push(kept);
+        }
+      },
+    );
+    return value;
+  } catch (err) {
+    if (!(err instanceof JsonSyntaxError) && !(err instanceof CliError)) throw err;
+    warnings.push(
+      `${path} is not read (${err.message}): a view or table model whose compiled SQL selects other columns than the older catalog.json lists is declared from its SQL, rebuilt or not`,
+    );
+    return undefined;
+  }
+}
+
 /** What `result:` and `source_status:` compare with, read only when the selection may use them. */
 async function readPreviousRun(
   reads: SelectionReads,
@@ -512,6 +562,12 @@ export async function loadDbtProject(
       ? await readProfilesFile(options.profiles ?? {}, warnings)
       : undefined;
   const selected = withProjectFlags(selection, projectFile, profiles, manifest.dbtVersion, warnings);
+  const runResults = await readLastRunFile(
+    join(dirname(files.manifestPath), 'run_results.json'),
+    catalog,
+    manifest,
+    warnings,
+  );
   const warehouse =
     manifest.adapter === 'postgres' && options.warehouse !== undefined
       ? await options.warehouse()
@@ -524,6 +580,7 @@ export async function loadDbtProject(
         ...(seeds === undefined ? {} : { seeds }),
         ...(state === undefined ? {} : { state }),
         previous,
+        ...(runResults === undefined ? {} : { runResults }),
         ...(quoting === undefined ? {} : { quoting }),
         ...(warehouse === undefined ? {} : { warehouse }),
       },

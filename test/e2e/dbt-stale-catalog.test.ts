@@ -2,8 +2,10 @@
 // new manifest.json) but `dbt docs generate` not run since: target/catalog.json still lists the columns the
 // relation had. gds reads that model's columns from its compiled SQL, not from the older catalog, so `plan
 // --json` says the definition (and gate1.yml's per-column rules) change, `apply` writes them, and the next
-// plan is empty. The real jaffle-shop project (../shared/fixtures, copied; its catalog is already older than
-// its manifest), gds run in the test process against the reference server on PGlite.
+// plan is empty; but after only dbt compile (its run_results.json says the view was not rebuilt), the
+// catalog's columns are the relation's and nothing changes. The real jaffle-shop project (../shared/fixtures,
+// copied; its catalog is already older than its manifest, its run_results.json of a dbt run newer), gds run
+// in the test process against the reference server on PGlite.
 import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -60,6 +62,51 @@ afterAll(async () => {
 });
 
 describe('a model whose columns changed since dbt docs generate', needs(noSharedFixtures), () => {
+  it('after dbt compile only (run_results.json says so), keeps the catalog: no change is planned', async () => {
+    const first = await gds(['apply', ...onDev(), '--yes']);
+    expect(first.code, first.stderr).toBe(0);
+    // The SQL changes and dbt compile writes a new manifest and a run_results.json of the compile; the view
+    // is not rebuilt, so the warehouse (and the catalog) still have order_date.
+    const manifestPath = join(project, 'target/manifest.json');
+    const runPath = join(project, 'target/run_results.json');
+    const [manifestText, runText] = await Promise.all([
+      readFile(manifestPath, 'utf8'),
+      readFile(runPath, 'utf8'),
+    ]);
+    try {
+      const manifest = JSON.parse(manifestText) as {
+        metadata: { generated_at: string };
+        nodes: Record<string, { compiled_code: string }>;
+      };
+      const node = manifest.nodes['model.jaffle_dbt.stg_orders'];
+      if (node === undefined) throw new Error('the fixture has no stg_orders');
+      node.compiled_code = node.compiled_code.replace(/\n\s*order_date,/, '');
+      const now = new Date().toISOString();
+      manifest.metadata.generated_at = now;
+      const run = JSON.parse(runText) as {
+        metadata: { generated_at: string };
+        args: { which: string };
+        results: Array<Record<string, unknown>>;
+      };
+      run.metadata.generated_at = now;
+      run.args.which = 'compile';
+      for (const result of run.results) Object.assign(result, { message: null, adapter_response: {} });
+      await Promise.all([
+        writeFile(manifestPath, JSON.stringify(manifest)),
+        writeFile(runPath, JSON.stringify(run)),
+      ]);
+
+      const plan = await gds(['plan', ...onDev(), '--json']);
+      expect(plan.code, plan.stderr).toBe(0);
+      expect(jsonLines(plan.stdout).at(-1)).toMatchObject({ summary: { create: 0, replace: 0, remove: 0 } });
+      expect(plan.stderr).toContain('model.jaffle_dbt.stg_orders: catalog.json');
+      expect(plan.stderr).toContain('not rebuilt since the catalog');
+      expect(plan.stderr).toContain('dbt compile');
+    } finally {
+      await Promise.all([writeFile(manifestPath, manifestText), writeFile(runPath, runText)]);
+    }
+  });
+
   it('is planned from its compiled SQL: the definition changes, apply writes it, the next plan is empty', async () => {
     const first = await gds(['apply', ...onDev(), '--yes']);
     expect(first.code, first.stderr).toBe(0);

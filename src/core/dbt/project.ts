@@ -20,6 +20,7 @@ import { findColumn, fromPostgresName, relationQuoting, warehouseName, writtenNa
 import { attachedNode, resolveCall } from './attached.js';
 import { constraintTests } from './constraints.js';
 import { declaredArtifact } from './declared-artifact.js';
+import { catalogOlder, readLastRun, rebuiltSinceCatalog, type LastRun } from './last-run.js';
 import { writtenByFusion } from './fusion.js';
 import { defaultIndirectSelection, selectDbt } from './select.js';
 import type { CommentedItem } from './gate1-text.js';
@@ -239,6 +240,7 @@ type Columns =
 
 class ProjectReader {
   private readonly columnCache = new Map<string, Columns>();
+  private lastRunRead: LastRun | undefined | null = null;
 
   constructor(
     private readonly manifest: Manifest,
@@ -546,12 +548,13 @@ class ProjectReader {
   /**
    * A model's columns when the catalog is older than the manifest (dbt build since dbt docs generate) and its
    * compiled SQL selects other columns than the catalog lists: the SQL's, typed from the catalog where it
-   * lists the column, else as the SQL or the properties file do. Undefined when the catalog is as new, or the
-   * SQL is unreadable or selects the same columns (then the catalog's names and types are the relation's).
+   * lists the column, else as the SQL or the properties file do; but the catalog's, with a note, when the
+   * project's run_results.json says the model was not rebuilt since the catalog (dbt compile or parse wrote
+   * the manifest, or the run failed or skipped it). Undefined when the catalog is as new, or the SQL is
+   * unreadable or selects the same columns (then the catalog's names and types are the relation's).
    */
   private sinceCatalog(node: ManifestNode, table: CatalogTable): Columns | undefined {
-    const time = (at: string | undefined) => (at === undefined ? NaN : Date.parse(at));
-    if (!(time(table.generatedAt) < time(this.manifest.generatedAt))) return undefined;
+    if (!catalogOlder(table.generatedAt, this.manifest.generatedAt)) return undefined;
     // A model's only: a snapshot's table has the columns dbt adds beside its SQL's (withSnapshotColumns).
     const python = node.language?.toLowerCase() === 'python';
     if (node.resourceType !== 'model' || node.compiledSql === undefined || python) return undefined;
@@ -567,6 +570,22 @@ class ProjectReader {
     const documented = new Map(node.columns.map((c) => [key(c.name), c.dataType]));
     const gone = table.columns.filter((c) => !selected.has(key(c.name))).map((c) => c.name);
     const added = read.columns.filter((c) => !listed.has(key(c.name))).map((c) => c.name);
+    const older = `catalog.json (${table.generatedAt ?? ''}) is older than manifest.json (${this.manifest.generatedAt ?? ''})`;
+    const changes = [
+      ...(gone.length > 0 ? [`no longer ${gone.join(', ')}`] : []),
+      ...(added.length > 0 ? [`new ${added.join(', ')}`] : []),
+    ].join('; ');
+    const since =
+      this.lastRun === undefined
+        ? undefined
+        : rebuiltSinceCatalog(this.lastRun, node.uniqueId, table.generatedAt ?? '');
+    if (since?.rebuilt === false)
+      return {
+        ok: true,
+        columns: table.columns,
+        from: 'catalog',
+        note: `${older} and the compiled SQL selects other columns (${changes}), but the model was not rebuilt since the catalog: ${since.why}. The catalog's columns are declared (the warehouse still has them); once dbt run or build rebuilds it, run dbt docs generate`,
+      };
     return {
       ok: true,
       columns: read.columns.map((c) => {
@@ -574,8 +593,16 @@ class ProjectReader {
         return held ?? { name: c.name, type: documented.get(key(c.name)) ?? c.type ?? 'unknown' };
       }),
       from: 'compiled_sql',
-      note: `catalog.json (${table.generatedAt ?? ''}) is older than manifest.json (${this.manifest.generatedAt ?? ''}) and its columns are not the ones the compiled SQL selects now (${[...(gone.length > 0 ? [`no longer ${gone.join(', ')}`] : []), ...(added.length > 0 ? [`new ${added.join(', ')}`] : [])].join('; ')}): the SQL's columns are declared; run dbt docs generate for their warehouse types`,
+      note: `${older} and its columns are not the ones the compiled SQL selects now (${changes}): the SQL's columns are declared; run dbt docs generate for their warehouse types`,
     };
+  }
+
+  /** The project's run_results.json as read for the catalog (last-run.ts), read at the first model asking. */
+  private get lastRun(): LastRun | undefined {
+    if (this.lastRunRead === null)
+      this.lastRunRead =
+        this.artifacts.runResults === undefined ? undefined : readLastRun(this.artifacts.runResults);
+    return this.lastRunRead;
   }
 
   private sqlColumns(

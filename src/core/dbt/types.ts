@@ -211,6 +211,12 @@ export interface DbtArtifacts {
   state?: unknown;
   /** The run results and source freshness `result:` and `source_status:` compare with (previous-run.ts). */
   previous?: PreviousRun;
+  /**
+   * The run_results.json beside the manifest (the last dbt command run in the project), when there is one: a
+   * model whose catalog is older than its manifest keeps the catalog's columns unless it says the model was
+   * rebuilt since (last-run.ts).
+   */
+  runResults?: unknown;
   /** The project's `quoting:` (dbt_project.yml), when the project folder holds one. */
   quoting?: QuotePolicy;
   /**

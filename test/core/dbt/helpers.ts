@@ -91,3 +91,22 @@ export function manifest(...nodes: Entry[]): Entry {
     sources: {},
   };
 }
+
+/** A catalog.json written at `generatedAt`: each table by unique id (schema analytics), its columns (name: type). */
+export const catalog = (generatedAt: string, tables: Record<string, Record<string, string>>) => ({
+  metadata: {
+    dbt_schema_version: 'https://schemas.getdbt.com/dbt/catalog/v1.json',
+    generated_at: generatedAt,
+  },
+  nodes: Object.fromEntries(
+    Object.entries(tables).map(([id, listed]) => [
+      id,
+      {
+        metadata: { schema: 'analytics', name: id.split('.').at(-1) },
+        columns: Object.fromEntries(
+          Object.entries(listed).map(([name, type], i) => [name, { name, type, index: i + 1 }]),
+        ),
+      },
+    ]),
+  ),
+});

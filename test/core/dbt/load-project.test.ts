@@ -9,7 +9,7 @@ import { csvHeader, parseCsv } from '../../../src/core/dbt/csv.js';
 import { loadDbtProject } from '../../../src/services/dbt-project.js';
 import { sharedFixturesDir } from '../../helpers/fixtures.js';
 import { needs, noSharedFixtures } from '../../helpers/skip.js';
-import { columns, genericTest, manifest, model } from './helpers.js';
+import { catalog, columns, genericTest, manifest, model } from './helpers.js';
 
 const made: string[] = [];
 function folder(): string {
@@ -397,6 +397,44 @@ describe('loadDbtProject', () => {
       { name: 'user id', type: 'unknown' },
       { name: 'status', type: 'unknown' },
     ]);
+  });
+
+  it('judges an older catalog.json by target/run_results.json; one that is not JSON is left out with a warning', async () => {
+    const dir = folder();
+    mkdirSync(join(dir, 'target'));
+    const m = manifest(model('orders', { compiled_code: 'select 1 as order_id, 2 as customer_id' }));
+    (m['metadata'] as Record<string, unknown>)['generated_at'] = '2026-02-01T10:00:00Z';
+    writeFileSync(join(dir, 'target', 'manifest.json'), JSON.stringify(m));
+    const older = catalog('2026-01-30T09:00:00Z', {
+      'model.shop.orders': { order_id: 'integer', order_date: 'date' },
+    });
+    writeFileSync(join(dir, 'target', 'catalog.json'), JSON.stringify(older));
+    const compiled = {
+      metadata: {
+        dbt_schema_version: 'https://schemas.getdbt.com/dbt/run-results/v6.json',
+        generated_at: '2026-02-01T10:00:01Z',
+      },
+      args: { which: 'compile' },
+      results: [
+        {
+          unique_id: 'model.shop.orders',
+          status: 'success',
+          message: null,
+          adapter_response: {},
+          compiled_code: 'select 1',
+        },
+      ],
+      elapsed_time: 0.5,
+    };
+    writeFileSync(join(dir, 'target', 'run_results.json'), JSON.stringify(compiled));
+    const kept = await loadDbtProject(dir, {});
+    expect(kept.declarations[0]?.columns.map((c) => c.name)).toEqual(['order_id', 'order_date']);
+    expect(kept.warnings.join('\n')).toMatch(/not rebuilt since the catalog: .*\(dbt compile, /);
+    // Cut half-way (dbt stopped while writing it): the catalog is judged without it.
+    writeFileSync(join(dir, 'target', 'run_results.json'), JSON.stringify(compiled).slice(0, 80));
+    const cut = await loadDbtProject(dir, {});
+    expect(cut.declarations[0]?.columns.map((c) => c.name)).toEqual(['order_id', 'customer_id']);
+    expect(cut.warnings.join('\n')).toContain(`${join(dir, 'target', 'run_results.json')} is not read (`);
   });
 
   it("reads no seed file outside the project folder, not even a sibling folder's whose name starts the same", async () => {

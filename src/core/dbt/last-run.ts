@@ -1,0 +1,99 @@
+// What the project's own target/run_results.json (the last dbt command run there) says of a model whose
+// catalog.json is older than its manifest.json: whether that command rebuilt the model's relation after the
+// catalog was written. A manifest is rewritten by dbt compile, parse and docs generate too, and by a run or
+// build that failed or skipped the model: then the warehouse still holds the columns the catalog lists.
+// Pure: no I/O. Which results count as a rebuilt relation is dbt-run.ts's reading (the recertification
+// signal's): a model, seed or snapshot with status success of a command that builds (args.which, or without
+// it a result that ran SQL).
+import { isEntry, text } from './manifest.js';
+import { readRunResults } from '../dbt-run.js';
+
+/** Whether the last run rebuilt a node since the catalog, or why not (a clause: "its result there is error"). */
+export type SinceCatalog = { rebuilt: true } | { rebuilt: false; why: string };
+
+/** target/run_results.json read for judging the catalog, each node's result by its unique id. */
+export interface LastRun {
+  /** `dbt <args.which>`, or "a dbt command" when the file does not say. */
+  command: string;
+  generatedAt: string;
+  /** The results' nodes that the run rebuilt (dbt-run.ts's `built`). */
+  built: ReadonlySet<string>;
+  /** Each result's status, and when its execution completed (the timing `execute` step's completed_at). */
+  results: ReadonlyMap<string, { status: string; completedAt?: string }>;
+}
+
+/** An instant of a dbt artifact, NaN unless it parses and names its time zone (dbt writes UTC, `…Z`). */
+const instant = (at: string | undefined) =>
+  at !== undefined && /(?:Z|[+-]\d\d:?\d\d)$/i.test(at) ? Date.parse(at) : NaN;
+
+/** Whether a catalog written at `catalogAt` is older than the manifest written at `manifestAt`. */
+export function catalogOlder(catalogAt: string | undefined, manifestAt: string | undefined): boolean {
+  const time = (at: string | undefined) => (at === undefined ? NaN : Date.parse(at));
+  return time(catalogAt) < time(manifestAt);
+}
+
+/** What last-run.ts reads of a result (not its compiled SQL): the service keeps only these of the file. */
+export const LAST_RUN_RESULT_FIELDS: readonly string[] = [
+  'unique_id',
+  'status',
+  'message',
+  'adapter_response',
+  'timing',
+];
+
+/**
+ * The run_results.json as read for the catalog; undefined when gds does not read it as dbt's (another schema,
+ * no results list) or it says not when it was written: then it tells nothing and the catalog is judged without
+ * it.
+ */
+export function readLastRun(value: unknown): LastRun | undefined {
+  const reading = readRunResults(value);
+  if (!reading.ok && reading.code === 'malformed_run_results') return undefined;
+  if (!isEntry(value) || !isEntry(value['metadata']) || !Array.isArray(value['results'])) return undefined;
+  const generatedAt = text(value['metadata']['generated_at']);
+  if (generatedAt === undefined || Number.isNaN(instant(generatedAt))) return undefined;
+  const args = isEntry(value['args']) ? value['args'] : {};
+  const which = text(args['which']) ?? text(args['rpc_method']);
+  const results = new Map<string, { status: string; completedAt?: string }>();
+  for (const result of value['results'] as unknown[]) {
+    if (!isEntry(result)) continue;
+    const node = isEntry(result['node']) ? result['node'] : {};
+    const id = text(result['unique_id']) ?? text(node['unique_id']);
+    const status = text(result['status']);
+    if (id === undefined || status === undefined) continue;
+    const timing = Array.isArray(result['timing']) ? (result['timing'] as unknown[]) : [];
+    const execute = timing.find((step) => isEntry(step) && step['name'] === 'execute');
+    const completedAt = isEntry(execute) ? text(execute['completed_at']) : undefined;
+    results.set(id, { status, ...(completedAt === undefined ? {} : { completedAt }) });
+  }
+  return {
+    command: which === undefined ? 'a dbt command' : `dbt ${which === 'generate' ? 'docs generate' : which}`,
+    generatedAt,
+    built: new Set(reading.ok ? reading.built.map((b) => b.uniqueId) : []),
+    results,
+  };
+}
+
+/**
+ * Whether `run` rebuilt the node `uniqueId` after the catalog (written at `catalogAt`): its result is one the
+ * run rebuilt (status success of a command that builds) and completed later than the catalog (its execution,
+ * else the run's generated_at).
+ */
+export function rebuiltSinceCatalog(run: LastRun, uniqueId: string, catalogAt: string): SinceCatalog {
+  const said = `target/run_results.json (${run.command}, ${run.generatedAt})`;
+  const result = run.results.get(uniqueId);
+  if (result === undefined) return { rebuilt: false, why: `${said} has no result for it` };
+  if (!run.built.has(uniqueId))
+    return {
+      rebuilt: false,
+      why:
+        result.status === 'success'
+          ? `${said} built nothing for it (${run.command} only compiled it)`
+          : `its result in ${said} is ${result.status}`,
+    };
+  const completed = instant(result.completedAt);
+  const at = Number.isNaN(completed) ? instant(run.generatedAt) : completed;
+  if (!(at > instant(catalogAt)))
+    return { rebuilt: false, why: `${said} rebuilt it before catalog.json was written` };
+  return { rebuilt: true };
+}

@@ -1,0 +1,165 @@
+// A catalog.json older than manifest.json, judged by the project's run_results.json: a view or table model
+// whose compiled SQL selects other columns than the catalog lists takes the SQL's columns only when the last
+// dbt command rebuilt it after the catalog was written; after dbt compile, or a run that failed or skipped it,
+// the warehouse still has the catalog's columns, and they are declared with a warning that says so.
+import { readFileSync } from 'node:fs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { declareDbtProject, prepareDbtReader } from '../../../src/core/dbt/project.js';
+import type { DbtReader } from '../../../src/core/dbt/project.js';
+import { sharedFixturesDir } from '../../helpers/fixtures.js';
+import { needs, noSharedFixtures } from '../../helpers/skip.js';
+import { catalog, manifest, model } from './helpers.js';
+
+let dbtReader: DbtReader;
+beforeAll(async () => {
+  dbtReader = await prepareDbtReader();
+});
+
+const CATALOG_AT = '2026-01-30T09:00:00Z';
+const MANIFEST_AT = '2026-02-01T10:00:00Z';
+
+/** A run_results.json (v6) of `dbt <which>` written at `generatedAt`, each node's result with its status. */
+function runResults(which: string | undefined, generatedAt: string, statuses: Record<string, string>) {
+  return {
+    metadata: {
+      dbt_schema_version: 'https://schemas.getdbt.com/dbt/run-results/v6.json',
+      dbt_version: '1.10.0',
+      generated_at: generatedAt,
+    },
+    ...(which === undefined ? {} : { args: { which } }),
+    elapsed_time: 1.5,
+    results: Object.entries(statuses).map(([id, status]) => ({
+      unique_id: id,
+      status,
+      message: status === 'success' && which !== 'compile' ? 'CREATE VIEW' : null,
+      adapter_response: status === 'success' && which !== 'compile' ? { _message: 'CREATE VIEW' } : {},
+      timing: [],
+    })),
+  };
+}
+
+// orders now selects customer_id, not order_date; the catalog (from before) lists order_id and order_date.
+const project = () => {
+  const m = manifest(
+    model('orders', { compiled_code: 'select 1::bigint as order_id, 2::integer as customer_id' }),
+  );
+  (m['metadata'] as Record<string, unknown>)['generated_at'] = MANIFEST_AT;
+  return m;
+};
+const olderCatalog = catalog(CATALOG_AT, { 'model.shop.orders': { order_id: 'BIGINT', order_date: 'DATE' } });
+const declare = (runResultsJson?: unknown) =>
+  declareDbtProject(
+    {
+      manifest: project(),
+      catalog: olderCatalog,
+      ...(runResultsJson === undefined ? {} : { runResults: runResultsJson }),
+    },
+    {},
+    dbtReader,
+  );
+const names = (p: ReturnType<typeof declare>) => p.declarations[0]?.columns.map((c) => c.name);
+
+describe('an older catalog judged by run_results.json', () => {
+  it('keeps the catalog after dbt compile, with a warning that the model was not rebuilt since', () => {
+    const compiled = declare(runResults('compile', MANIFEST_AT, { 'model.shop.orders': 'success' }));
+    expect(names(compiled)).toEqual(['order_id', 'order_date']);
+    expect(compiled.declarations[0]?.columns.map((c) => c.type)).toEqual(['BIGINT', 'DATE']);
+    expect(compiled.warnings).toEqual([
+      expect.stringMatching(
+        /^model\.shop\.orders: catalog\.json \(2026-01-30T09:00:00Z\) is older than manifest\.json .*no longer order_date; new customer_id.*not rebuilt since the catalog: .*dbt compile/,
+      ),
+    ]);
+    // dbt parse writes a run_results.json with no result at all.
+    const parsed = declare(runResults('parse', MANIFEST_AT, {}));
+    expect(names(parsed)).toEqual(['order_id', 'order_date']);
+    expect(parsed.warnings[0]).toMatch(
+      /not rebuilt since the catalog: .*\(dbt parse, .*\) has no result for it/,
+    );
+  });
+
+  it('takes the SQL after a build that rebuilt the model since the catalog', () => {
+    for (const which of ['build', 'run', undefined]) {
+      const built = declare(runResults(which, MANIFEST_AT, { 'model.shop.orders': 'success' }));
+      expect(names(built), String(which)).toEqual(['order_id', 'customer_id']);
+      expect(built.warnings).toEqual([expect.stringMatching(/the SQL's columns are declared/)]);
+    }
+  });
+
+  it('keeps the catalog when the build errored or skipped the model, or ran before the catalog', () => {
+    for (const [status, said] of [
+      ['error', 'its result in target/run_results.json (dbt build, 2026-02-01T10:00:00Z) is error'],
+      ['skipped', 'is skipped'],
+    ]) {
+      const failed = declare(runResults('build', MANIFEST_AT, { 'model.shop.orders': status ?? '' }));
+      expect(names(failed), status).toEqual(['order_id', 'order_date']);
+      expect(failed.warnings[0]).toContain(said);
+    }
+    const before = declare(runResults('build', '2026-01-29T09:00:00Z', { 'model.shop.orders': 'success' }));
+    expect(names(before)).toEqual(['order_id', 'order_date']);
+    expect(before.warnings[0]).toMatch(/rebuilt it before catalog\.json was written/);
+    // A test run does not build the model.
+    const tested = declare(runResults('test', MANIFEST_AT, { 'test.shop.not_null_orders_order_id': 'pass' }));
+    expect(names(tested)).toEqual(['order_id', 'order_date']);
+  });
+
+  it('without run_results.json (or one gds does not read), takes the SQL as before', () => {
+    expect(names(declare())).toEqual(['order_id', 'customer_id']);
+    expect(names(declare({ results: 'none' }))).toEqual(['order_id', 'customer_id']);
+  });
+});
+
+describe('an older catalog judged by real run_results.json', needs(noSharedFixtures), () => {
+  const real = (file: string) =>
+    JSON.parse(readFileSync(`${sharedFixturesDir}real/dbt/${file}`, 'utf8')) as Record<string, unknown>;
+  // A catalog from before lists an email the model's SQL does not select.
+  const before = (at: string) =>
+    catalog(at, {
+      'model.jaffle_shop.stg_customers': {
+        customer_id: 'INT64',
+        first_name: 'STRING',
+        last_name: 'STRING',
+        email: 'STRING',
+      },
+    });
+
+  it('dbt 1.7 build (the invocation that wrote the manifest): the SQL columns, unless its result erred', () => {
+    // elementary's metadata table selects dbt_pkg_version only; a catalog from before lists another column.
+    const id = 'model.elementary.metadata';
+    const run = real('dap_v5_1.7.0_build.run_results.json');
+    const declared = (runResultsJson: unknown) =>
+      declareDbtProject(
+        {
+          manifest: real('dap_v11_1.7.0.manifest.json'),
+          catalog: catalog('2023-11-01T00:00:00Z', {
+            [id]: { dbt_pkg_version: 'STRING', pkg_name: 'STRING' },
+          }),
+          runResults: runResultsJson,
+        },
+        { select: ['elementary'] },
+        dbtReader,
+      ).declarations.find((d) => d.uniqueId === id);
+    expect(declared(run)?.columns.map((c) => c.name)).toEqual(['dbt_pkg_version']);
+    const results = (run['results'] as Array<Record<string, unknown>>).map((r) =>
+      r['unique_id'] === id ? { ...r, status: 'error' } : r,
+    );
+    expect(declared({ ...run, results })?.columns.map((c) => c.name)).toEqual([
+      'dbt_pkg_version',
+      'pkg_name',
+    ]);
+  });
+
+  it('dbt 1.12 docs generate: builds nothing, the catalog is kept', () => {
+    const generated = declareDbtProject(
+      {
+        manifest: real('dap_v12_1.12.0.manifest.json'),
+        catalog: before('2026-08-01T00:00:00Z'),
+        runResults: real('dap_v6_1.12.0_generate.run_results.json'),
+      },
+      { select: ['stg_customers'] },
+      dbtReader,
+    );
+    const declared = generated.declarations[0]?.columns.map((c) => c.name);
+    expect(declared).toContain('email');
+    expect(generated.warnings.join('\n')).toMatch(/not rebuilt since the catalog: .*dbt docs generate/);
+  });
+});
