@@ -4845,9 +4845,11 @@ export interface operations {
             };
         };
         responses: {
-            /** @description `ifStale=true` and the table waits for review on a fresh proof: that proof, `skipped: fresh`; nothing was submitted. */
+            /** @description `ifStale=true` and the table waits for review on a fresh proof: that proof, `skipped: fresh`; nothing was submitted (or, replayed, this answer given earlier to the same Idempotency-Key). */
             200: {
                 headers: {
+                    /** @description `true` when this is the stored answer of an earlier submission with the same key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {

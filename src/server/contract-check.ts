@@ -30,6 +30,9 @@ export interface ObservedResponse {
 
 type Node = Record<string, unknown>;
 
+/** Headers of ours a response may carry only where the contract documents them for its status. */
+const MUST_BE_DOCUMENTED = ['Idempotent-Replayed'];
+
 interface Compiled {
   doc: ContractDocument;
   ajv: ReturnType<typeof createContractAjv>;
@@ -102,6 +105,11 @@ export class ContractChecker {
 
   private headerProblems(response: Node, pointer: string, headers: Record<string, unknown>): string[] {
     const problems: string[] = [];
+    const documented = Object.keys((response.headers as Node | undefined) ?? {}).map((n) => n.toLowerCase());
+    for (const name of MUST_BE_DOCUMENTED) {
+      if (headers[name.toLowerCase()] !== undefined && !documented.includes(name.toLowerCase()))
+        problems.push(`header ${name} is sent but not documented`);
+    }
     for (const [name, declared] of Object.entries((response.headers as Node | undefined) ?? {})) {
       const [header, headerPointer] = this.resolve(
         declared as Node,

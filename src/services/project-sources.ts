@@ -78,12 +78,14 @@ function split(source: string): [string, string] {
  * `builtIn`: the schemas the plan's other tables are built into; where the connector's schema is one of them,
  * this model alone is built elsewhere (its schema config), and --schema is no fix: it would register the
  * relation dbt built in the connector's schema before, which dbt no longer builds.
+ * `node`: what the dbt node is (model, snapshot or seed), as the refusal names it.
  */
 export function sourceRefusal(
   sources: WarehouseSources,
   source: string,
   selector: string,
   builtIn: ReadonlySet<string> = new Set(),
+  node: NodeKind = 'model',
 ): string | undefined {
   const [schema, table] = split(source);
   const reads = sources.chosen ?? sources.all.find((r) => r.schema === schema) ?? undefined;
@@ -97,7 +99,7 @@ export function sourceRefusal(
       : `Source '${source}' is not a warehouse object on connector ${reads.connector.name} (schema ${reads.schema})`;
   const [holder] = holders;
   if (holder !== undefined && holders.length === 1 && builtIn.has(holder.schema))
-    return `${on}: the model is built into schema ${schema} (its schema config), not ${holder.schema} where the project's other models are and ${holder.schema}.${table} (what dbt built there before, if it did) is: pass --connector naming a connector that reads ${schema} (or --env, each table on the connector of its schema), or leave it out with --exclude ${selector}`;
+    return `${on}: the ${node} is built into schema ${schema} (its schema config), not ${holder.schema} where the project's other models are and ${holder.schema}.${table} (what dbt built there before, if it did) is: pass --connector naming a connector that reads ${schema} (or --env, each table on the connector of its schema), or leave it out with --exclude ${selector}`;
   if (holder !== undefined && holders.length === 1)
     return `${on}, but ${holder.schema}.${table} is: pass --schema ${holder.schema} (or schema: in gds.yml)`;
   if (reads !== undefined && reads.schema === schema)
@@ -106,6 +108,14 @@ export function sourceRefusal(
   return there === undefined
     ? `${on}: pass --connector naming a connector that reads ${schema}, or --schema naming a schema one of them reads, or leave it out with --exclude ${selector}`
     : `${on}, nor is ${there}.${table}: build it with dbt in schema ${there} and pass --schema ${there}, pass --connector naming a connector that reads ${schema}, or leave it out with --exclude ${selector}`;
+}
+
+/** The dbt node kinds a planned table comes from. */
+type NodeKind = 'model' | 'snapshot' | 'seed';
+
+/** What a refusal calls a table's dbt node: its resource type, a model when it is none of the three. */
+function nodeKind(resourceType: string | null): NodeKind {
+  return resourceType === 'snapshot' || resourceType === 'seed' ? resourceType : 'model';
 }
 
 /**
@@ -127,7 +137,8 @@ export function refuseMissingSources(
   for (const [index, table] of tables.entries()) {
     const registers = table.action === 'create' || (table.action === 'replace' && table.changes.definition);
     if (!registers || table.source === null) continue;
-    const reason = sourceRefusal(sources, table.source, selectorOf(table.uniqueId) ?? table.table, builtIn);
+    const selector = selectorOf(table.uniqueId) ?? table.table;
+    const reason = sourceRefusal(sources, table.source, selector, builtIn, nodeKind(table.resourceType));
     if (reason === undefined) continue;
     const { work: _work, ...kept } = table;
     tables[index] = {

@@ -87,4 +87,38 @@ describe('contract checker', () => {
       }),
     ).toEqual(['a body was sent but none is documented']);
   });
+
+  it('flags Idempotent-Replayed on an answer that does not document it, and takes it where documented', () => {
+    const replayed = { ...records, headers: { ...records.headers, 'idempotent-replayed': 'true' } };
+    expect(problems(replayed)).toEqual(['header Idempotent-Replayed is sent but not documented']);
+    // Every answer of a keyed gate submission can be replayed: a new one (201) and one left fresh (200).
+    const proof = JSON.stringify({
+      id: 'prf_1',
+      kind: 'submit',
+      gate: 1,
+      tableId: 't1',
+      passed: true,
+      results: [],
+      failedPredicates: [],
+      rowsChecked: 0,
+      sample: null,
+      tableVersion: { definition: 1, gate1: 1, data: 1 },
+      ranAt: '2026-01-01T00:00:00Z',
+      state: 'PENDING_REVIEW',
+    });
+    for (const status of [200, 201]) {
+      const submission: ObservedResponse = {
+        method: 'POST',
+        url: '/api/tables/t1/gate-submissions',
+        route: '/api/tables/:tableId/gate-submissions',
+        status,
+        headers: { ...json, 'idempotent-replayed': 'true' },
+        body: proof,
+      };
+      expect(problems(submission), String(status)).toEqual([]);
+      expect(problems({ ...submission, headers: { ...json, 'idempotent-replayed': 'yes' } })).toEqual([
+        'header Idempotent-Replayed: "yes" does not match its schema',
+      ]);
+    }
+  });
 });

@@ -11,12 +11,11 @@ import type { HttpError } from '../errors.js';
 import { unauthorized } from '../errors.js';
 import { newId, newSecret, sha256 } from '../ids.js';
 import type { TokenBundle } from '../../contract/types.js';
+import { REFRESH_TOKEN_TTL_MS } from '../oauth/settings.js';
 import type { SessionCaller } from './caller.js';
 import { CLIENT_TOKEN_PREFIX, INTEGRATION_TOKEN_ID_PREFIX } from './caller.js';
 import { maskToken } from './mask-token.js';
 import { dropExpiredSeals, openSuccessor, sealSuccessor, withinGrace } from './reissue.js';
-
-export const REFRESH_TOKEN_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 
 export interface NewIntegrationToken {
   workspaceId: string;

@@ -6,7 +6,7 @@ export const CLI_CLIENT_ID = 'gds-cli';
 export const SUPPORTED_SCOPES = ['openid', 'offline_access'] as const;
 export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 export const REFRESH_TOKEN_GRANT = 'refresh_token';
-/** Spec §2: a refresh token lives 30 days. */
+/** Spec §2: a refresh token lives 30 days, a person's session's and an integration token's alike. */
 export const REFRESH_TOKEN_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 
 /** RFC 8628's `interval` when the server names none: a client waits 5 s between two polls. */

@@ -20,8 +20,11 @@ describe.each(ENGINES)('a submission ifStale on $engine', ({ postgres, skip }) =
     token = server().user('OWNER').accessToken;
   });
 
-  const submit = (query = '') =>
-    server().request('POST', `/api/tables/${orders}/gate-submissions${query}`, { token });
+  const submit = (query = '', key?: string) =>
+    server().request('POST', `/api/tables/${orders}/gate-submissions${query}`, {
+      token,
+      ...(key === undefined ? {} : { headers: { 'idempotency-key': key } }),
+    });
 
   /** The table's state, its submissions (proofs), its steward notifications and GATE1_SUBMITTED audit entries. */
   const held = async () => {
@@ -111,7 +114,7 @@ describe.each(ENGINES)('a submission ifStale on $engine', ({ postgres, skip }) =
         // A person's submission in flight: it holds the table's row and has not committed its proof yet.
         const person = await holdTableRow(server(), orders);
         try {
-          const submitting = submit('?ifStale=true');
+          const submitting = submit('?ifStale=true', 'run-7-orders');
           await person.waitForBlocked();
           await person.client.query(
             `INSERT INTO gds.gate_proofs (id, table_id, kind, passed, results, failed_predicates, sample,
@@ -126,6 +129,13 @@ describe.each(ENGINES)('a submission ifStale on $engine', ({ postgres, skip }) =
           expect(submitted.status, JSON.stringify(submitted.body)).toBe(200);
           expect(submitted.body).toMatchObject({ id: 'prf_person', skipped: 'fresh' });
           expect(await held()).toEqual({ ...before, proofs: (before?.proofs ?? 0) + 1 });
+          // Its key sent again: this 200 is the stored answer, replayed with the header the contract lists
+          // for it (the contract check fails the file on a replayed status that does not document it).
+          const replayed = await submit('?ifStale=true', 'run-7-orders');
+          expect(replayed.status).toBe(200);
+          expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+          expect(replayed.body).toEqual(submitted.body);
+          expect(server().violations()).toEqual([]);
         } finally {
           await person.end();
         }
