@@ -35,7 +35,9 @@ export default class Plan extends ApiCommand<typeof Plan> {
     'connector) are replaced or gone; a matching table of another project, or one registered by hand, is ' +
     '! owned elsewhere (apply refuses it unless --adopt names it); so is a table under a derived id in a schema ' +
     "none of the project's models is built into (another project of the same dbt name on the connector), " +
-    'and one of those with no model is never gone: a warning gives the project: line for gds.yml, or the --adopt. ' +
+    'and one of those with no model is never gone; and when no table under a derived id is a node of the ' +
+    "project (another project of the name in the same schema), none is gone and this project's models are " +
+    'refused rather than created under the id: a warning gives the project: line for gds.yml, or the --adopt. ' +
     'A table to create or replace names the ' +
     'CERTIFIED tables downstream of it in the dbt DAG ("2 certified tables read from this: …"), and says when ' +
     'applying it files a recertification request (a CERTIFIED table whose definition or gate1.yml changes). ' +

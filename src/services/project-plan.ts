@@ -603,7 +603,7 @@ export async function planProject(
     projectSchemas.has(schemaOfSource(row.source));
   // A derived id names the connectors, so it owns tables on them only, and in the project's schemas; gds.yml's
   // id is the user's, kept across a change of connector or schema, and owns exactly the tables recorded under it.
-  const ownershipOf = (row: HeldTable): { ownership: Ownership; migrate: boolean; namesake?: true } => {
+  const ownershipById = (row: HeldTable): { ownership: Ownership; migrate: boolean; namesake?: true } => {
     const owner = row.project ?? null;
     if (owner === null) return { ownership: 'hand', migrate: false };
     const current = owner === projectId && (!derived || onProjectConnector(row));
@@ -627,7 +627,59 @@ export async function planProject(
     (row.project ?? null) === null &&
     lower(row.artifactFile).startsWith(lower(prefix)) &&
     onProjectConnector(row);
+  // A model's table here under its promoted name (`gds env promote`) is its table too, selected or not.
+  const promotedNames = (name: string) =>
+    [...environments].filter((from) => from !== env).map((from) => promotedName(name, from, env));
+  const withPromoted = (names: string[]) => names.flatMap((name) => [name, ...promotedNames(name)]);
+  const keptNames = new Set(
+    withPromoted([...project.refusals.map((r) => r.name), ...(project.nodeNames ?? [])]).map((name) =>
+      lower(name),
+    ),
+  );
+  const keptFiles = new Set(
+    withPromoted(project.nodeNames ?? []).map((name) => lower(`${prefix}${name}.json`)),
+  );
+  // A model's table renamed by hand (`gds push --replace` with another name and file keeps its project and
+  // source) is the model's by its source, selected or not: each source as the declarations' are looked up (with
+  // --schema's schema), and as an artifact writes it (a part in upper case quoted).
+  const keptSources = new Set<string>();
+  for (const node of project.nodeSources ?? []) {
+    const source = { schema: options.schema ?? node.schema, table: node.table };
+    keptSources.add(lower(`${source.schema}.${source.table}`)).add(lower(formatSourceRef(source)));
+  }
+  // Every table this derived id holds in the project's schemas and none a node of this project (no model,
+  // seed or snapshot by its name, file or source, selected or not; nor an ephemeral or disabled one's name):
+  // another dbt project of this name built into the same schemas on this connector holds the id (two such
+  // projects derive one id, and nothing recorded tells them apart). Its tables are left alone as namesakes, and
+  // this project creates none under the id (its next plan would take them for its own, gone, and --prune would
+  // remove them), until gds.yml gives it an id of its own, or --adopt takes the tables over. A project's own
+  // tables after every model was renamed at once look the same: --adopt (or "project:" in gds.yml) says so.
+  const nodeNames = new Set(
+    withPromoted([
+      ...(project.lineage ?? []).map((node) => node.name),
+      ...declarations.flatMap((d) => [d.name, nameOf(d)]),
+    ]).map(lower),
+  );
+  const declaredSources = new Set(
+    declarations.map((d) => lower(`${options.schema ?? d.source.schema}.${d.source.table}`)),
+  );
+  const knownToProject = (row: HeldTable) =>
+    keptNames.has(lower(row.name)) ||
+    nodeNames.has(lower(row.name)) ||
+    keptFiles.has(lower(row.artifactFile)) ||
+    keptSources.has(lower(row.source ?? '')) ||
+    declaredSources.has(lower(row.source ?? ''));
+  const idHolders = derived
+    ? inEnv.filter((row) => row.mode !== 'MODE_B' && ownershipById(row).ownership === 'this')
+    : [];
   const adopt = new Set((options.adopt ?? []).map(lower));
+  const heldByNamesake =
+    idHolders.length > 0 && !idHolders.some(knownToProject)
+      ? new Set(idHolders.map((row) => row.id))
+      : new Set<string>();
+  const ownershipOf = (row: HeldTable): { ownership: Ownership; migrate: boolean; namesake?: true } =>
+    heldByNamesake.has(row.id) ? { ownership: 'other', migrate: false, namesake: true } : ownershipById(row);
+  const namesakesLeft = idHolders.filter((row) => heldByNamesake.has(row.id) && !adopt.has(lower(row.name)));
   const adopted = new Set<string>();
   const matched = new Set<string>();
   // dbt builds two relations of one alias in two schemas; the service holds one table per name in an
@@ -680,6 +732,11 @@ export async function planProject(
         { ...declaration, source: artifact.source },
         `${row.name} (${row.id}) is a Mode B table: a dbt model cannot replace it`,
         row.id,
+      );
+    if (row === undefined && namesakesLeft.length > 0)
+      return refused(
+        { ...declaration, source: artifact.source },
+        `not created: ${projectId} holds ${namesakesLeft.length === 1 ? 'a table' : `${namesakesLeft.length} tables`} of no model of this project (the warning names ${namesakesLeft.length === 1 ? 'it' : 'them'}), another dbt project's named ${projectName}, or this one's before every model was renamed. Created under that id, this table and ${namesakesLeft.length === 1 ? 'that one' : 'those'} would be one project's, and a --prune of either project would remove the other's: give this project an id of its own in gds.yml, or --adopt ${namesakesLeft.length === 1 ? 'it' : 'them'} (the warning says how)`,
       );
     const gate1 =
       declaration.gate1Yaml === undefined
@@ -782,26 +839,6 @@ export async function planProject(
     ...project.refusals.map((r) => refused(r, r.reason)),
     ...(project.skipped ?? []).map((r) => refused(r, r.reason, null, 'skipped')),
   ];
-  // A model's table here under its promoted name (`gds env promote`) is its table too, selected or not.
-  const promotedNames = (name: string) =>
-    [...environments].filter((from) => from !== env).map((from) => promotedName(name, from, env));
-  const withPromoted = (names: string[]) => names.flatMap((name) => [name, ...promotedNames(name)]);
-  const keptNames = new Set(
-    withPromoted([...project.refusals.map((r) => r.name), ...(project.nodeNames ?? [])]).map((name) =>
-      lower(name),
-    ),
-  );
-  const keptFiles = new Set(
-    withPromoted(project.nodeNames ?? []).map((name) => lower(`${prefix}${name}.json`)),
-  );
-  // A model's table renamed by hand (`gds push --replace` with another name and file keeps its project and
-  // source) is the model's by its source, selected or not: each source as the declarations' are looked up (with
-  // --schema's schema), and as an artifact writes it (a part in upper case quoted).
-  const keptSources = new Set<string>();
-  for (const node of project.nodeSources ?? []) {
-    const source = { schema: options.schema ?? node.schema, table: node.table };
-    keptSources.add(lower(`${source.schema}.${source.table}`)).add(lower(formatSourceRef(source)));
-  }
   const modelLess = inEnv.filter(
     (row) =>
       !matched.has(row.id) &&
@@ -852,7 +889,23 @@ export async function planProject(
     });
   const leftUnclaimed = unclaimed.filter((row) => !adopt.has(lower(row.name))).map((row) => row.name);
   const unclaimedWarning = leftUnclaimed.length === 0 ? [] : [unclaimedText(leftUnclaimed, env, prefix)];
-  const namesakes = inEnv.filter((row) => isNamesake(row) && !adopt.has(lower(row.name)));
+  const namesakes = inEnv.filter(
+    (row) => isNamesake(row) && !adopt.has(lower(row.name)) && !heldByNamesake.has(row.id),
+  );
+  const idHeldWarning =
+    namesakesLeft.length === 0
+      ? []
+      : [
+          namesakeText(namesakesLeft, {
+            env,
+            projectId,
+            projectName,
+            projectSchemas,
+            declaredSchemas: schemas,
+            ownTables: 0,
+            noModel: true,
+          }),
+        ];
   const namesakeWarning =
     namesakes.length === 0
       ? []
@@ -904,7 +957,13 @@ export async function planProject(
     tables,
     otherTests: project.otherTests,
     ...(options.submit === true ? { submit: true } : {}),
-    warnings: [...project.warnings, ...cased.notes, ...unclaimedWarning, ...namesakeWarning],
+    warnings: [
+      ...project.warnings,
+      ...cased.notes,
+      ...unclaimedWarning,
+      ...namesakeWarning,
+      ...idHeldWarning,
+    ],
     ...(proposal === undefined ? {} : { proposal }),
     counts: {
       create: count('create'),
@@ -1048,6 +1107,8 @@ export function namesakeText(
     /** The schemas of the models this plan declares, which the proposed id names. */
     declaredSchemas: ReadonlySet<string>;
     ownTables: number;
+    /** The tables are in the project's schemas, and none is a node of the project (not in another schema). */
+    noModel?: true;
   },
 ): string {
   const names = rows.map((row) => row.name).sort();
@@ -1068,7 +1129,11 @@ export function namesakeText(
     names.length <= LISTED_NAMESAKES
       ? `gds apply ${names.map((name) => `--adopt ${name}`).join(' ')} --prune (with this plan's other flags), or `
       : '';
-  return `${listed} (${of.env}) ${are} recorded under ${owners}, the id gds derives for a project named ${of.projectName} here, but in schema ${where}, where none of this project's models is built (${built}): ${they} ${are} another dbt project's of that name on this connector (two projects that keep one dbt name derive one id), or this project's before its models moved. Left alone: never replaced or removed. If ${they} ${are} another project's, give this one an id of its own: write ${ownId === undefined ? 'an id of its own as "project: ID"' : `"${projectLine(ownId)}"`} in gds.yml beside dbt_project.yml${ownTables}. If ${they} ${are} this project's, take ${them} over: ${adoptions}write "${projectLine(of.projectId)}" in gds.yml (an id written in gds.yml owns the tables recorded under it, in any schema).`;
+  const whose =
+    of.noModel === true
+      ? `in schema ${where}, but ${names.length === 1 ? 'it is no' : 'none of them is a'} model, seed or snapshot of this project: ${they} ${are} another dbt project's of that name built into ${new Set(rows.map((row) => schemaOfSource(row.source ?? ''))).size === 1 ? 'that schema' : 'those schemas'} on this connector (two projects that keep one dbt name derive one id), or this project's before every model of it was renamed. Left alone: never replaced or removed, and no table of this project is created under that id until it is told which.`
+      : `but in schema ${where}, where none of this project's models is built (${built}): ${they} ${are} another dbt project's of that name on this connector (two projects that keep one dbt name derive one id), or this project's before its models moved. Left alone: never replaced or removed.`;
+  return `${listed} (${of.env}) ${are} recorded under ${owners}, the id gds derives for a project named ${of.projectName} here, ${whose} If ${they} ${are} another project's, give this one an id of its own: write ${ownId === undefined ? 'an id of its own as "project: ID"' : `"${projectLine(ownId)}"`} in gds.yml beside dbt_project.yml${ownTables}. If ${they} ${are} this project's, take ${them} over: ${adoptions}write "${projectLine(of.projectId)}" in gds.yml (an id written in gds.yml owns the tables recorded under it, in any schema).`;
 }
 
 /**

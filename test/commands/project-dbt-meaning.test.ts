@@ -186,7 +186,11 @@ describe.each(ENGINES)('a dbt project on $engine', ({ postgres, skip }) => {
           sources: {},
         }),
       );
-      const plan = await planProject(client, await loadDbtProject(sf, {}), { connectorId: dev });
+      // Each test's folder is a dbt project of its own named shop: each with an id of its own (gds.yml's project:).
+      const plan = await planProject(client, await loadDbtProject(sf, {}), {
+        connectorId: dev,
+        project: 'shop-snowflake',
+      });
       expect(plan.warnings).toContainEqual(
         expect.stringMatching(
           /^sf_orders: columns ORDER_ID -> order_id, STATUS -> status: the warehouse object/,
@@ -247,7 +251,10 @@ describe.each(ENGINES)('a dbt project on $engine', ({ postgres, skip }) => {
         await mkdir(join(folder, 'target'));
         await writeFile(join(folder, 'target', 'manifest.json'), JSON.stringify(m));
         await writeFile(join(folder, 'dbt_project.yml'), `name: shop\nprofile: shop\n${quoting}`);
-        return planProject(client, await loadDbtProject(folder, {}), { connectorId: dev });
+        return planProject(client, await loadDbtProject(folder, {}), {
+          connectorId: dev,
+          project: 'shop-quoting',
+        });
       };
 
       // Snowflake leaves it unquoted (ANALYTICS_DEV.Q_ORDERS): the warehouse names it in lower case.
@@ -324,7 +331,10 @@ describe.each(ENGINES)('a dbt project on $engine', ({ postgres, skip }) => {
           sources: { [accounts.unique_id]: accounts, [rawCustomers.unique_id]: rawCustomers },
         }),
       );
-      const plan = await planProject(client, await loadDbtProject(folder, {}), { connectorId: dev });
+      const plan = await planProject(client, await loadDbtProject(folder, {}), {
+        connectorId: dev,
+        project: 'shop-relationships',
+      });
       const [table] = plan.tables;
       expect(table?.action).toBe('create');
       expect(table?.mappedTests.map((t) => t.rule)).toEqual(['reference:account_id']);

@@ -22,7 +22,11 @@ import { needs } from '../helpers/skip.js';
 const describeError = (error: unknown) =>
   error instanceof CliError ? error : new CliError(String(error), { exitCode: 1 });
 
-const project = (names: string[]) => dbtProjectOf('saved', names);
+// One project of several models over the tests, each declaring some: every model of it a node, selected or not.
+const project = (names: string[]) => ({
+  ...dbtProjectOf('saved', names),
+  nodeNames: [...new Set([...names, 'sv_one', 'sv_two', 'sv_three'])],
+});
 
 describe.each(ENGINES)('saved plans and the bulk read on $engine', ({ postgres, skip }) => {
   let started: ProjectServer | undefined;

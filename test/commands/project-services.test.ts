@@ -143,7 +143,9 @@ describe('planProject and applyPlan', () => {
   });
 
   it('a table the project registered whose model left it is - gone; --prune removes it; others are never gone', async () => {
-    const plan = await planProject(client, project([]), { connectorId: dev });
+    // Under the derived id with no table of it a node of the project, the table may be another project's
+    // of the name (its own test below): the id written as gds.yml would write it says it is this one's.
+    const plan = await planProject(client, project([]), { connectorId: dev, project: `shop@${dev}` });
     const gone = plan.tables.filter((t) => t.action === 'gone');
     expect(gone.map((t) => t.table)).toEqual(['things']);
     // The seeded tables (registered without the project's file name) are not the project's.
@@ -154,6 +156,40 @@ describe('planProject and applyPlan', () => {
     const pruned = await applyPlan(client, plan, { describe: describeError, prune: true });
     expect(pruned.actions.map((a) => [a.table, a.step, a.outcome])).toEqual([['things', 'remove', 'done']]);
     expect((await planProject(client, project([]), { connectorId: dev })).tables).toEqual([]);
+  });
+
+  it('a derived id whose every table is no node of the project: another same-named project’s, never gone, nothing created', async () => {
+    const first = await applyPlan(
+      client,
+      await planProject(client, project([declaration('things')]), { connectorId: dev }),
+      { describe: describeError },
+    );
+    const things = first.actions[0]?.tableId ?? '';
+    try {
+      const other = await planProject(client, project([declaration('widgets')]), { connectorId: dev });
+      expect(other.tables.map((t) => [t.table, t.action])).toEqual([['widgets', 'refused']]);
+      expect(other.tables[0]?.reason).toContain(
+        `not created: shop@${dev} holds a table of no model of this project`,
+      );
+      expect(other.warnings.join('\n')).toContain(
+        `things (dev) is recorded under shop@${dev}, the id gds derives for a project named shop here, in schema analytics_dev, but it is no model, seed or snapshot of this project`,
+      );
+      expect(other.untouched.otherProjects).toBeGreaterThan(0);
+      const pruned = await applyPlan(client, other, { describe: describeError, prune: true });
+      expect(pruned.actions).toEqual([]);
+      expect((await client.tables.list()).map((t) => t.name)).toContain('things');
+      // A node of the project by that name (selected or not) makes the id this project's again.
+      const selected = await planProject(
+        client,
+        project([declaration('widgets')], { nodeNames: ['things', 'widgets'] }),
+        {
+          connectorId: dev,
+        },
+      );
+      expect(selected.tables.map((t) => [t.table, t.action])).toEqual([['widgets', 'create']]);
+    } finally {
+      await client.tables.remove(things);
+    }
   });
 
   it('refused: the reader refusals, a Mode B name, an invalid gate1.yml; --strict counts them with not-mapped tests', async () => {
@@ -221,7 +257,11 @@ describe('planProject and applyPlan', () => {
 
   it('a registration raced by another apply becomes "no change" on the table it made', async () => {
     await server.sql(`CREATE TABLE analytics_dev.gadgets (id integer, thing_id integer)`);
-    const stale = await planProject(client, project([declaration('gadgets')]), { connectorId: dev });
+    // The earlier tests' tables, no node of this one-model project, are under the id too: written, it owns them.
+    const stale = await planProject(client, project([declaration('gadgets')]), {
+      connectorId: dev,
+      project: `shop@${dev}`,
+    });
     const winner = await applyPlan(client, stale, { describe: describeError });
     expect(winner.failed).toEqual([]);
     // The same stale plan (made before the other apply wrote) applied again.

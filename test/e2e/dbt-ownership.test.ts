@@ -414,5 +414,71 @@ describe.each(ENGINES)('a dbt project gds can be trusted with, on $engine', ({ p
       ]);
       await server.sql(`UPDATE gds.connectors SET warehouse_schema = 'own_b' WHERE id = 'con_e2e_dbt_b'`);
     });
+
+    it('a fourth project of the one name built into B’s schema on B’s connector: B’s tables are never gone, its own are created only under an id of its own', async () => {
+      // Project D: B's three models renamed d_*, in own_b like B's, still `name: jaffle_dbt`: it derives B's id.
+      const d = join(dir, 'd');
+      await cp(JAFFLE, d, { recursive: true, filter: (path) => !path.endsWith('catalog.json') });
+      await writeFile(
+        join(d, 'target/manifest.json'),
+        JSON.stringify(projectB(manifest)).replaceAll('b_stg_', 'd_stg_'),
+      );
+      for (const model of ['stg_customers', 'stg_orders', 'stg_payments'])
+        await server.sql(`CREATE TABLE own_b.d_${model} AS SELECT * FROM own_b.b_${model}`);
+      const onD = ['--dbt', d, '--connector', 'dbt-b'];
+      const bTables = ['b_stg_customers', 'b_stg_orders', 'b_stg_payments'];
+      const statusOf = async (name: string) => lines((await gds(['status', name, '--json'])).stdout)[0];
+      const before = await Promise.all(bTables.map(statusOf));
+      expect(before.map((t) => [t?.['source'], t?.['project']])).toEqual(
+        bTables.map((name) => [`own_b.${name}`, 'jaffle_dbt@con_e2e_dbt_b']),
+      );
+
+      const plan = await gds(['plan', ...onD, '--json']);
+      expect(plan.code, plan.stderr).toBe(0);
+      const planned = lines(plan.stdout).filter((l) => l['table'] !== undefined);
+      expect(planned.filter((l) => l['action'] === 'gone')).toEqual([]);
+      expect(planned.map((l) => [l['table'], l['action']])).toEqual([
+        ['d_stg_customers', 'refused'],
+        ['d_stg_orders', 'refused'],
+        ['d_stg_payments', 'refused'],
+      ]);
+      expect(planned[0]?.['reason']).toContain(
+        'not created: jaffle_dbt@con_e2e_dbt_b holds 3 tables of no model',
+      );
+      expect(lines(plan.stdout).at(-1)).toMatchObject({ summary: { create: 0, remove: 0, refused: 3 } });
+      const warned = lines(plan.stderr)
+        .map((l) => (l['warning'] as { message: string }).message)
+        .join('\n');
+      expect(warned).toContain(
+        'b_stg_customers, b_stg_orders, b_stg_payments (dev) are recorded under jaffle_dbt@con_e2e_dbt_b, the id gds derives for a project named jaffle_dbt here, in schema own_b, but none of them is a model, seed or snapshot of this project',
+      );
+      expect(warned).toContain('write "project: jaffle_dbt.own_b@con_e2e_dbt_b" in gds.yml');
+
+      const refusedApply = await gds(['apply', ...onD, '--prune', '--yes', '--json']);
+      expect(refusedApply.code).toBe(7);
+      expect(
+        lines(refusedApply.stdout).filter((l) => ['remove', 'create'].includes(String(l['step']))),
+      ).toEqual([]);
+      expect(await Promise.all(bTables.map(statusOf))).toEqual(before);
+      expect((await held()).map(([name]) => name)).not.toContain('d_stg_orders');
+
+      // Told they were this project's (every model renamed): --adopt each makes them gone, and D's created.
+      const adopting = await gds(['plan', ...onD, ...bTables.flatMap((t) => ['--adopt', t]), '--json']);
+      expect(adopting.code, adopting.stderr).toBe(0);
+      expect(lines(adopting.stdout).at(-1)).toMatchObject({ summary: { create: 3, remove: 3, refused: 0 } });
+
+      // The id gds proposes, written in gds.yml: D's tables are its own, B's left, and B's plan still whole.
+      await writeFile(join(d, 'gds.yml'), 'project: jaffle_dbt.own_b@con_e2e_dbt_b\n');
+      const applied = await gds(['apply', ...onD, '--prune', '--yes', '--json']);
+      expect(applied.code, applied.stderr).toBe(0);
+      expect(lines(applied.stdout).filter((l) => l['step'] === 'remove')).toEqual([]);
+      expect(await Promise.all(bTables.map(statusOf))).toEqual(before);
+      const planB = await gds(['plan', ...onB(), '--json']);
+      expect(planB.code, planB.stderr).toBe(0);
+      expect(lines(planB.stdout).at(-1)).toMatchObject({ summary: { create: 0, remove: 0, unchanged: 3 } });
+      expect(
+        (await held()).filter(([, project]) => project === 'jaffle_dbt.own_b@con_e2e_dbt_b').map(([n]) => n),
+      ).toEqual(['d_stg_customers', 'd_stg_orders', 'd_stg_payments']);
+    });
   });
 });
