@@ -27,6 +27,91 @@ const POSIX_CLASSES = new Set([
   'word',
 ]);
 
+// The names PostgreSQL accepts for a collating element or equivalence class of more than one
+// character ([[.hyphen.]], [[=space=]]): the POSIX character names, ASCII only (regc_locale.c).
+const COLLATING_NAMES = new Map<string, number>([
+  ...'NUL SOH STX ETX EOT ENQ ACK BEL BS HT LF VT FF CR SO SI DLE DC1 DC2 DC3 DC4 NAK SYN ETB CAN EM SUB ESC FS GS RS US'
+    .split(' ')
+    .map((name, code): [string, number] => [name, code]),
+  ...(
+    [
+      ['alert', 7],
+      ['backspace', 8],
+      ['tab', 9],
+      ['newline', 10],
+      ['vertical-tab', 11],
+      ['form-feed', 12],
+      ['carriage-return', 13],
+      ['IS4', 28],
+      ['IS3', 29],
+      ['IS2', 30],
+      ['IS1', 31],
+      ['DEL', 127],
+    ] as const
+  ).map(([name, code]): [string, number] => [name, code]),
+  ...(
+    [
+      ['space', ' '],
+      ['exclamation-mark', '!'],
+      ['quotation-mark', '"'],
+      ['number-sign', '#'],
+      ['dollar-sign', '$'],
+      ['percent-sign', '%'],
+      ['ampersand', '&'],
+      ['apostrophe', "'"],
+      ['left-parenthesis', '('],
+      ['right-parenthesis', ')'],
+      ['asterisk', '*'],
+      ['plus-sign', '+'],
+      ['comma', ','],
+      ['hyphen', '-'],
+      ['hyphen-minus', '-'],
+      ['period', '.'],
+      ['full-stop', '.'],
+      ['slash', '/'],
+      ['solidus', '/'],
+      ['zero', '0'],
+      ['one', '1'],
+      ['two', '2'],
+      ['three', '3'],
+      ['four', '4'],
+      ['five', '5'],
+      ['six', '6'],
+      ['seven', '7'],
+      ['eight', '8'],
+      ['nine', '9'],
+      ['colon', ':'],
+      ['semicolon', ';'],
+      ['less-than-sign', '<'],
+      ['equals-sign', '='],
+      ['greater-than-sign', '>'],
+      ['question-mark', '?'],
+      ['commercial-at', '@'],
+      ['left-square-bracket', '['],
+      ['backslash', '\\'],
+      ['reverse-solidus', '\\'],
+      ['right-square-bracket', ']'],
+      ['circumflex', '^'],
+      ['circumflex-accent', '^'],
+      ['underscore', '_'],
+      ['low-line', '_'],
+      ['grave-accent', '`'],
+      ['left-brace', '{'],
+      ['left-curly-bracket', '{'],
+      ['vertical-line', '|'],
+      ['right-brace', '}'],
+      ['right-curly-bracket', '}'],
+      ['tilde', '~'],
+    ] as const
+  ).map(([name, char]): [string, number] => [name, char.charCodeAt(0)]),
+]);
+
+const POSIX_ITEM: Record<string, string> = {
+  '.': 'a collating element',
+  '=': 'an equivalence class',
+  ':': 'a character class',
+};
+
 const UNSUPPORTED_ESCAPES: Record<string, string> = {
   p: 'Unicode property escapes (\\p{…}) do not exist in PostgreSQL; use a POSIX class such as [[:alpha:]] or [[:digit:]]',
   P: 'Unicode property escapes (\\P{…}) do not exist in PostgreSQL; use a negated POSIX class such as [^[:alpha:]]',
@@ -460,10 +545,12 @@ class RegexScanner {
       }
       first = false;
       const lo = this.bracketItem();
+      if (!lo) return;
       if (this.src[this.i] === '-' && this.src[this.i + 1] !== ']' && this.i + 1 < this.src.length) {
         const dash = this.i;
         this.i++;
         const hi = this.bracketItem();
+        if (!hi) return;
         if (lo.kind !== 'char' || hi.kind !== 'char') {
           this.error(
             'regex-range',
@@ -482,19 +569,37 @@ class RegexScanner {
     this.error('regex-unbalanced', 'a bracket expression "[" is never closed; add the missing "]"', start);
   }
 
-  private bracketItem(): { kind: 'char' | 'class'; code?: number } {
+  /** One item of a bracket expression; undefined when an opened [. [= or [: never closes (already reported). */
+  private bracketItem(): { kind: 'char' | 'class'; code?: number } | undefined {
     const rest = this.src.slice(this.i);
-    const posix = /^\[([:.=])(.*?)\1\]/s.exec(rest);
-    if (posix) {
-      this.i += posix[0].length;
-      const [, kind, name = ''] = posix;
+    const opener = /^\[([:.=])/.exec(rest);
+    if (opener) {
+      const kind = opener[1] ?? '';
+      const close = rest.indexOf(`${kind}]`, 2);
+      if (close < 0) {
+        this.error(
+          'regex-unbalanced',
+          `"[${kind}" inside a bracket expression opens ${POSIX_ITEM[kind]} that is never closed with "${kind}]"; write "\\[" for a literal [ there`,
+        );
+        this.i = this.src.length;
+        return undefined;
+      }
+      const name = rest.slice(2, close);
+      const at = this.i;
+      this.i += close + 2;
       if (kind === ':') {
         if (!POSIX_CLASSES.has(name))
-          this.error('regex-posix-class', `[:${name}:] is not a character class PostgreSQL knows`);
+          this.error('regex-posix-class', `[:${name}:] is not a character class PostgreSQL knows`, at);
         return { kind: 'class' };
       }
-      if (kind === '=') return { kind: 'class' };
-      return { kind: 'char', code: [...name].length === 1 ? name.codePointAt(0) : undefined };
+      const code = [...name].length === 1 ? name.codePointAt(0) : COLLATING_NAMES.get(name);
+      if (code === undefined)
+        this.error(
+          'regex-collating-element',
+          `[${kind}${name}${kind}] is not a collating element PostgreSQL knows: write one character, or a POSIX character name such as [${kind}hyphen${kind}]`,
+          at,
+        );
+      return kind === '=' ? { kind: 'class' } : { kind: 'char', code };
     }
     if (rest.startsWith('\\')) {
       const escapeStart = this.i;
