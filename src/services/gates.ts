@@ -50,7 +50,7 @@ export function parseSampleSpec(text: string): string {
 export function parseIdempotencyKey(text: string): string {
   if (!isIdempotencyKey(text)) {
     throw new Error(
-      `${JSON.stringify(text)} is not an idempotency key: use ${IDEMPOTENCY_KEY_RULE} (e.g. $GITHUB_RUN_ID-$GITHUB_RUN_ATTEMPT)`,
+      `${JSON.stringify(text)} is not an idempotency key: use ${IDEMPOTENCY_KEY_RULE} (e.g. $GITHUB_RUN_ID-t_42)`,
     );
   }
   return text;

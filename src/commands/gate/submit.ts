@@ -24,7 +24,7 @@ export default class GateSubmit extends ApiCommand<typeof GateSubmit> {
     '<%= config.bin %> gate submit t_42',
     '<%= config.bin %> gate submit t_42 --json',
     '<%= config.bin %> gate submit t_42 --if-not-certified',
-    '<%= config.bin %> gate submit t_42 --idempotency-key "$GITHUB_RUN_ID-$GITHUB_RUN_ATTEMPT-t_42"',
+    '<%= config.bin %> gate submit t_42 --idempotency-key "$GITHUB_RUN_ID-t_42"',
   ];
   static override args = { tableId: Args.string({ description: 'The table id or name.', required: true }) };
   static override flags = {
@@ -35,8 +35,9 @@ export default class GateSubmit extends ApiCommand<typeof GateSubmit> {
     }),
     'idempotency-key': Flags.string({
       description:
-        'Send the submission with this key (1-200 printable ASCII characters, no spaces), e.g. a CI run id: ' +
-        'the same command run again within 7 days gets the first answer instead of submitting again.',
+        'Send the submission with this key (1-200 printable ASCII characters, no spaces), e.g. a CI run id ' +
+        'and the table: the same command run again within 7 days gets the first answer instead of submitting ' +
+        'again. One key per table: the same key sent for another table is refused (422 idempotency_key_reused).',
       parse: async (input) => parseIdempotencyKey(input),
     }),
   };
@@ -59,7 +60,9 @@ export default class GateSubmit extends ApiCommand<typeof GateSubmit> {
       return;
     }
     const { proof } = outcome;
-    const replayed = outcome.kind === 'submitted' && outcome.replayed;
+    // gds's own retry of a dropped connection is answered as a replay too; that is still this run's one
+    // submission, so only a key the user gave (a step run again) is reported as replayed.
+    const replayed = outcome.kind === 'submitted' && outcome.replayed && idempotencyKey !== undefined;
     if (replayed && this.out.json) this.out.record({ ...proof, replayed: true });
     else await printProof(this.out, proof, this.tableLabel(this.args.tableId, proof.tableId));
     if (replayed) {
