@@ -1,12 +1,13 @@
 // What the project's own target/run_results.json (the last dbt command run there) says of a model whose
 // catalog.json is older than its manifest.json: whether that command rebuilt the model's relation after the
 // catalog was written. A manifest is rewritten by dbt compile, parse and docs generate too, and by a run or
-// build that failed or skipped the model: then the warehouse still holds the columns the catalog lists.
+// build that failed or skipped the model: then the warehouse still holds the columns the catalog lists. A
+// command that builds and has no result for the model (dbt test, a run of others) tells nothing of it.
 // Pure: no I/O. Which results count as a rebuilt relation is dbt-run.ts's reading (the recertification
 // signal's): a model, seed or snapshot with status success of a command that builds (args.which, or without
 // it a result that ran SQL).
 import { isEntry, text } from './manifest.js';
-import { readRunResults } from '../dbt-run.js';
+import { compileOnlySession, readRunResults } from '../dbt-run.js';
 
 /** Whether the last run rebuilt a node since the catalog, or why not (a clause: "its result there is error"). */
 export type SinceCatalog = { rebuilt: true } | { rebuilt: false; why: string };
@@ -16,6 +17,8 @@ export interface LastRun {
   /** `dbt <args.which>`, or "a dbt command" when the file does not say. */
   command: string;
   generatedAt: string;
+  /** Whether the command builds no table (dbt compile, parse, docs generate, …). */
+  buildsNothing: boolean;
   /** The results' nodes that the run rebuilt (dbt-run.ts's `built`). */
   built: ReadonlySet<string>;
   /** Each result's status, and when its execution completed (the timing `execute` step's completed_at). */
@@ -69,6 +72,7 @@ export function readLastRun(value: unknown): LastRun | undefined {
   return {
     command: which === undefined ? 'a dbt command' : `dbt ${which === 'generate' ? 'docs generate' : which}`,
     generatedAt,
+    buildsNothing: compileOnlySession(args, text(args['which']) ?? null) !== undefined,
     built: new Set(reading.ok ? reading.built.map((b) => b.uniqueId) : []),
     results,
   };
@@ -77,12 +81,22 @@ export function readLastRun(value: unknown): LastRun | undefined {
 /**
  * Whether `run` rebuilt the node `uniqueId` after the catalog (written at `catalogAt`): its result is one the
  * run rebuilt (status success of a command that builds) and completed later than the catalog (its execution,
- * else the run's generated_at).
+ * else the run's generated_at). Undefined when the run tells nothing of it: a command that builds (dbt test,
+ * dbt run of other models) with no result for it, as an earlier command may have rebuilt it, or a catalog
+ * time without its time zone.
  */
-export function rebuiltSinceCatalog(run: LastRun, uniqueId: string, catalogAt: string): SinceCatalog {
-  const said = `target/run_results.json (${run.command}, ${run.generatedAt})`;
+export function rebuiltSinceCatalog(
+  run: LastRun,
+  uniqueId: string,
+  catalogAt: string,
+): SinceCatalog | undefined {
+  if (Number.isNaN(instant(catalogAt))) return undefined;
+  const said = `the last dbt command (${run.command}, target/run_results.json of ${run.generatedAt})`;
   const result = run.results.get(uniqueId);
-  if (result === undefined) return { rebuilt: false, why: `${said} has no result for it` };
+  if (result === undefined)
+    return run.buildsNothing
+      ? { rebuilt: false, why: `${said} builds no table and has no result for it` }
+      : undefined;
   if (!run.built.has(uniqueId))
     return {
       rebuilt: false,

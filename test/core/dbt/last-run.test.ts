@@ -73,7 +73,7 @@ describe('an older catalog judged by run_results.json', () => {
     const parsed = declare(runResults('parse', MANIFEST_AT, {}));
     expect(names(parsed)).toEqual(['order_id', 'order_date']);
     expect(parsed.warnings[0]).toMatch(
-      /not rebuilt since the catalog: .*\(dbt parse, .*\) has no result for it/,
+      /not rebuilt since the catalog: the last dbt command \(dbt parse, .*\) builds no table and has no result for it/,
     );
   });
 
@@ -87,7 +87,10 @@ describe('an older catalog judged by run_results.json', () => {
 
   it('keeps the catalog when the build errored or skipped the model, or ran before the catalog', () => {
     for (const [status, said] of [
-      ['error', 'its result in target/run_results.json (dbt build, 2026-02-01T10:00:00Z) is error'],
+      [
+        'error',
+        'its result in the last dbt command (dbt build, target/run_results.json of 2026-02-01T10:00:00Z) is error',
+      ],
       ['skipped', 'is skipped'],
     ]) {
       const failed = declare(runResults('build', MANIFEST_AT, { 'model.shop.orders': status ?? '' }));
@@ -97,9 +100,28 @@ describe('an older catalog judged by run_results.json', () => {
     const before = declare(runResults('build', '2026-01-29T09:00:00Z', { 'model.shop.orders': 'success' }));
     expect(names(before)).toEqual(['order_id', 'order_date']);
     expect(before.warnings[0]).toMatch(/rebuilt it before catalog\.json was written/);
-    // A test run does not build the model.
+  });
+
+  it('takes the SQL as before when the last command builds but has no result for the model, or the catalog time has no zone', () => {
+    // dbt test after dbt run, or a run of other models: an earlier command may have rebuilt it.
     const tested = declare(runResults('test', MANIFEST_AT, { 'test.shop.not_null_orders_order_id': 'pass' }));
-    expect(names(tested)).toEqual(['order_id', 'order_date']);
+    expect(names(tested)).toEqual(['order_id', 'customer_id']);
+    expect(tested.warnings).toEqual([expect.stringMatching(/the SQL's columns are declared/)]);
+    const others = declare(runResults('run', MANIFEST_AT, { 'model.shop.customers': 'success' }));
+    expect(names(others)).toEqual(['order_id', 'customer_id']);
+    // A catalog time without its zone cannot be set against the run's: the run tells nothing.
+    const unzoned = declareDbtProject(
+      {
+        manifest: project(),
+        catalog: catalog('2026-01-30T09:00:00', {
+          'model.shop.orders': { order_id: 'BIGINT', order_date: 'DATE' },
+        }),
+        runResults: runResults('build', MANIFEST_AT, { 'model.shop.orders': 'error' }),
+      },
+      {},
+      dbtReader,
+    );
+    expect(names(unzoned)).toEqual(['order_id', 'customer_id']);
   });
 
   it('without run_results.json (or one gds does not read), takes the SQL as before', () => {
