@@ -648,7 +648,7 @@ export async function planProject(
     keptSources.add(lower(`${source.schema}.${source.table}`)).add(lower(formatSourceRef(source)));
   }
   // Every table this derived id holds in the project's schemas and none a node of this project (no model,
-  // seed or snapshot by its name, file or source, selected or not; nor an ephemeral or disabled one's name):
+  // seed or snapshot by its name, file or source, selected or not; nor an ephemeral one's name):
   // another dbt project of this name built into the same schemas on this connector holds the id (two such
   // projects derive one id, and nothing recorded tells them apart). Its tables are left alone as namesakes, and
   // this project creates none under the id (its next plan would take them for its own, gone, and --prune would
