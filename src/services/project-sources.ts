@@ -99,7 +99,7 @@ export function sourceRefusal(
       : `Source '${source}' is not a warehouse object on connector ${reads.connector.name} (schema ${reads.schema})`;
   const [holder] = holders;
   if (holder !== undefined && holders.length === 1 && builtIn.has(holder.schema))
-    return `${on}: the ${node} is built into schema ${schema} (its schema config), not ${holder.schema} where the project's other models are and ${holder.schema}.${table} (what dbt built there before, if it did) is: pass --connector naming a connector that reads ${schema} (or --env, each table on the connector of its schema), or leave it out with --exclude ${selector}`;
+    return `${on}: the ${node} is built into schema ${schema} (${node === 'snapshot' ? 'its target_schema or schema config' : 'its schema config'}), not ${holder.schema} where the project's other models are and ${holder.schema}.${table} (what dbt built there before, if it did) is: pass --connector naming a connector that reads ${schema} (or --env, each table on the connector of its schema), or leave it out with --exclude ${selector}`;
   if (holder !== undefined && holders.length === 1)
     return `${on}, but ${holder.schema}.${table} is: pass --schema ${holder.schema} (or schema: in gds.yml)`;
   if (reads !== undefined && reads.schema === schema)

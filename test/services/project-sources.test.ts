@@ -47,7 +47,9 @@ describe('refuseMissingSources', () => {
     expect(tables[0]?.action).toBe('create');
     expect(tables[1]?.action).toBe('refused');
     const reason = tables[1]?.reason ?? '';
-    expect(reason).toContain(`the ${resourceType} is built into schema analytics_other (its schema config)`);
+    // A snapshot's schema is its target_schema (dbt before 1.9) or its schema config.
+    const config = resourceType === 'snapshot' ? 'its target_schema or schema config' : 'its schema config';
+    expect(reason).toContain(`the ${resourceType} is built into schema analytics_other (${config})`);
     for (const other of ['model', 'snapshot', 'seed'].filter((t) => t !== resourceType))
       expect(reason).not.toContain(`the ${other} is built`);
     expect(reason).toContain(`or leave it out with --exclude ${table}`);
