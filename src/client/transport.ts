@@ -180,6 +180,8 @@ export interface ApiResponse<T> {
   data: T;
   headers: ResponseHeaders;
   requestId: string | undefined;
+  /** How many times the request was sent again after an attempt that failed (0: the first attempt answered). */
+  retries: number;
 }
 
 export interface TransportStats {
@@ -363,6 +365,7 @@ export function createTransport(options: TransportOptions): Transport {
             data: read === undefined ? parseBody<T>(text, res, req, url) : readBody<T>(read, res, req, url),
             headers: res.headers,
             requestId,
+            retries,
           };
         }
         if (res.status === 401 && token !== undefined && !refreshed && options.auth?.onUnauthorized) {

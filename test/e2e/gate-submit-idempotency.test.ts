@@ -104,6 +104,33 @@ describe('gds gate submit with an Idempotency-Key', () => {
     proxy = undefined;
   });
 
+  it('a connection dropped on a run with --idempotency-key: the retry is this run’s submission, not called replayed', async () => {
+    const customers = server.table('customers').id;
+    const before = await submissions(customers);
+    const dropping = await droppingProxy(server.url);
+    proxy = dropping.proxy;
+    const key = 'ci-5151-customers';
+    const r = await gds(['gate', 'submit', customers, '--idempotency-key', key, '--json'], proxy.url);
+    expect(r.code, r.stderr).toBe(0);
+    expect(dropping.keys.map((k) => k.key)).toEqual([key, key]);
+    const [line, ...rest] = jsonLines(r.stdout);
+    expect(rest).toEqual([]);
+    expect(line).toMatchObject({ tableId: customers, state: 'PENDING_REVIEW' });
+    expect(line?.replayed).toBeUndefined();
+    expect(r.stderr).not.toContain('Replayed');
+    expect(await submissions(customers)).toEqual({
+      proofs: before.proofs + 1,
+      notified: before.notified + 1,
+    });
+    await proxy.close();
+    proxy = undefined;
+    // The step run again (no connection lost): that is a replay of the first answer, and says so.
+    const again = await gds(['gate', 'submit', customers, '--idempotency-key', key, '--json']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(jsonLines(again.stdout)).toEqual([{ ...line, replayed: true }]);
+    expect(again.stderr).toContain('Replayed');
+  });
+
   it('without --idempotency-key, each run is a new submission (a fresh key each time)', async () => {
     const orders = server.table('orders').id;
     const before = await submissions(orders);

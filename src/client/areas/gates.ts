@@ -20,7 +20,8 @@ export type GateNumber = 1 | 2 | 3;
 
 /**
  * A submission's answer: the proof, and whether the service answered it as an earlier request with the same
- * `Idempotency-Key` (`Idempotent-Replayed: true`): nothing was scanned, stored or notified this time.
+ * `Idempotency-Key` (`Idempotent-Replayed: true`): nothing was scanned, stored or notified this time. Only a
+ * first attempt's replay counts: after a retry, the attempt the service took may be this call's own lost one.
  */
 export interface Gate1Submission {
   proof: Gate1ProofBody;
@@ -48,7 +49,7 @@ export interface GatesApi {
    * `owned_elsewhere` when the table is not that project's. `ifStale`: a table waiting for review on a fresh
    * proof is not submitted again (the answer is that proof, `skipped: 'fresh'`). With `idempotencyKey`, the
    * service applies the submission once: sent again (the transport's retry after a lost connection, a pipeline
-   * step run again), it answers as the first time, `replayed`.
+   * step run again), it answers as the first time; `replayed` when the first attempt was so answered.
    */
   submit(
     tableId: string,
@@ -131,7 +132,8 @@ export function gatesApi(transport: Transport): GatesApi {
         ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
         ...call,
       });
-      return { proof: response.data, replayed: response.headers.get('idempotent-replayed') === 'true' };
+      const replayed = response.headers.get('idempotent-replayed') === 'true' && response.retries === 0;
+      return { proof: response.data, replayed };
     },
     async result(jobId, gate, options) {
       return transport.send<GateJobBody | Gate1ProofBody>({

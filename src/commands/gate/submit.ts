@@ -19,7 +19,8 @@ export default class GateSubmit extends ApiCommand<typeof GateSubmit> {
     'Each submission carries an Idempotency-Key, a new one each run unless --idempotency-key gives it: a ' +
     'connection lost after the service took the submission is retried with it and answered as the first ' +
     'time. A CI step that passes its own key and runs again gets the first answer: nothing is scanned again ' +
-    'and the steward is not notified again; stderr says so, and the JSON line has replayed: true.';
+    'and the steward is not notified again; stderr says so, and the JSON line has replayed: true. That answer ' +
+    'may be a failed proof: to submit again after fixing the data, give a new key.';
   static override examples = [
     '<%= config.bin %> gate submit t_42',
     '<%= config.bin %> gate submit t_42 --json',
@@ -60,9 +61,9 @@ export default class GateSubmit extends ApiCommand<typeof GateSubmit> {
       return;
     }
     const { proof } = outcome;
-    // gds's own retry of a dropped connection is answered as a replay too; that is still this run's one
-    // submission, so only a key the user gave (a step run again) is reported as replayed.
-    const replayed = outcome.kind === 'submitted' && outcome.replayed && idempotencyKey !== undefined;
+    // A replay answered to gds's own retry of a lost attempt is this run's submission, not an earlier one's:
+    // the client counts a first attempt's replay only, so with gds's random key nothing is called replayed.
+    const replayed = outcome.kind === 'submitted' && outcome.replayed;
     if (replayed && this.out.json) this.out.record({ ...proof, replayed: true });
     else await printProof(this.out, proof, this.tableLabel(this.args.tableId, proof.tableId));
     if (replayed) {
