@@ -224,7 +224,7 @@ const RPC_BUILDS_NOTHING: Readonly<Record<string, string>> = {
  * `rpc_method` (an rpc or dbt Cloud IDE session), the command line of a `cli_args` rpc call (`cli`) or of
  * the invocation (`invocation_command`), or `compile: true` with no `which` (an IDE compile).
  */
-export function compileOnlySession(
+function compileOnlySession(
   args: Record<string, unknown>,
   which: string | null,
 ): { command: string; said: string } | undefined {

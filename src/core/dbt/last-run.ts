@@ -2,12 +2,12 @@
 // catalog.json is older than its manifest.json: whether that command rebuilt the model's relation after the
 // catalog was written. A manifest is rewritten by dbt compile, parse and docs generate too, and by a run or
 // build that failed or skipped the model: then the warehouse still holds the columns the catalog lists. A
-// command that builds and has no result for the model (dbt test, a run of others) tells nothing of it.
+// command with no result for the model (dbt test, a run of others, dbt show) tells nothing of it.
 // Pure: no I/O. Which results count as a rebuilt relation is dbt-run.ts's reading (the recertification
 // signal's): a model, seed or snapshot with status success of a command that builds (args.which, or without
 // it a result that ran SQL).
 import { isEntry, text } from './manifest.js';
-import { compileOnlySession, readRunResults } from '../dbt-run.js';
+import { readRunResults } from '../dbt-run.js';
 
 /** Whether the last run rebuilt a node since the catalog, or why not (a clause: "its result there is error"). */
 export type SinceCatalog = { rebuilt: true } | { rebuilt: false; why: string };
@@ -17,8 +17,6 @@ export interface LastRun {
   /** `dbt <args.which>`, or "a dbt command" when the file does not say. */
   command: string;
   generatedAt: string;
-  /** Whether the command builds no table (dbt compile, parse, docs generate, …). */
-  buildsNothing: boolean;
   /** The results' nodes that the run rebuilt (dbt-run.ts's `built`). */
   built: ReadonlySet<string>;
   /** Each result's status, and when its execution completed (the timing `execute` step's completed_at). */
@@ -56,7 +54,15 @@ export function readLastRun(value: unknown): LastRun | undefined {
   const generatedAt = text(value['metadata']['generated_at']);
   if (generatedAt === undefined || Number.isNaN(instant(generatedAt))) return undefined;
   const args = isEntry(value['args']) ? value['args'] : {};
-  const which = text(args['which']) ?? text(args['rpc_method']);
+  const rpc = text(args['rpc_method']);
+  // An rpc call of a command line (dbt Cloud IDE) names its command in args.cli; docs.generate is docs generate.
+  const cliLine =
+    rpc === 'cli_args'
+      ? text(args['cli'])
+          ?.trim()
+          .replace(/^dbt\s+/, '')
+      : undefined;
+  const which = text(args['which']) ?? (cliLine || undefined) ?? rpc?.replace('.', ' ');
   const results = new Map<string, { status: string; completedAt?: string }>();
   for (const result of value['results'] as unknown[]) {
     if (!isEntry(result)) continue;
@@ -72,7 +78,6 @@ export function readLastRun(value: unknown): LastRun | undefined {
   return {
     command: which === undefined ? 'a dbt command' : `dbt ${which === 'generate' ? 'docs generate' : which}`,
     generatedAt,
-    buildsNothing: compileOnlySession(args, text(args['which']) ?? null) !== undefined,
     built: new Set(reading.ok ? reading.built.map((b) => b.uniqueId) : []),
     results,
   };
@@ -81,8 +86,8 @@ export function readLastRun(value: unknown): LastRun | undefined {
 /**
  * Whether `run` rebuilt the node `uniqueId` after the catalog (written at `catalogAt`): its result is one the
  * run rebuilt (status success of a command that builds) and completed later than the catalog (its execution,
- * else the run's generated_at). Undefined when the run tells nothing of it: a command that builds (dbt test,
- * dbt run of other models) with no result for it, as an earlier command may have rebuilt it, or a catalog
+ * else the run's generated_at). Undefined when the run tells nothing of it: no result for it (dbt test, a run
+ * of other models, dbt show: an earlier command may have rebuilt it), or a rebuild to set against a catalog
  * time without its time zone.
  */
 export function rebuiltSinceCatalog(
@@ -90,13 +95,9 @@ export function rebuiltSinceCatalog(
   uniqueId: string,
   catalogAt: string,
 ): SinceCatalog | undefined {
-  if (Number.isNaN(instant(catalogAt))) return undefined;
   const said = `the last dbt command (${run.command}, target/run_results.json of ${run.generatedAt})`;
   const result = run.results.get(uniqueId);
-  if (result === undefined)
-    return run.buildsNothing
-      ? { rebuilt: false, why: `${said} builds no table and has no result for it` }
-      : undefined;
+  if (result === undefined) return undefined;
   if (!run.built.has(uniqueId))
     return {
       rebuilt: false,
@@ -105,9 +106,11 @@ export function rebuiltSinceCatalog(
           ? `${said} built nothing for it (${run.command} only compiled it)`
           : `its result in ${said} is ${result.status}`,
     };
+  const catalogInstant = instant(catalogAt);
+  if (Number.isNaN(catalogInstant)) return undefined;
   const completed = instant(result.completedAt);
   const at = Number.isNaN(completed) ? instant(run.generatedAt) : completed;
-  if (!(at > instant(catalogAt)))
+  if (!(at > catalogInstant))
     return { rebuilt: false, why: `${said} rebuilt it before catalog.json was written` };
   return { rebuilt: true };
 }

@@ -69,12 +69,6 @@ describe('an older catalog judged by run_results.json', () => {
         /^model\.shop\.orders: catalog\.json \(2026-01-30T09:00:00Z\) is older than manifest\.json .*no longer order_date; new customer_id.*not rebuilt since the catalog: .*dbt compile/,
       ),
     ]);
-    // dbt parse writes a run_results.json with no result at all.
-    const parsed = declare(runResults('parse', MANIFEST_AT, {}));
-    expect(names(parsed)).toEqual(['order_id', 'order_date']);
-    expect(parsed.warnings[0]).toMatch(
-      /not rebuilt since the catalog: the last dbt command \(dbt parse, .*\) builds no table and has no result for it/,
-    );
   });
 
   it('takes the SQL after a build that rebuilt the model since the catalog', () => {
@@ -102,26 +96,49 @@ describe('an older catalog judged by run_results.json', () => {
     expect(before.warnings[0]).toMatch(/rebuilt it before catalog\.json was written/);
   });
 
-  it('takes the SQL as before when the last command builds but has no result for the model, or the catalog time has no zone', () => {
-    // dbt test after dbt run, or a run of other models: an earlier command may have rebuilt it.
-    const tested = declare(runResults('test', MANIFEST_AT, { 'test.shop.not_null_orders_order_id': 'pass' }));
-    expect(names(tested)).toEqual(['order_id', 'customer_id']);
-    expect(tested.warnings).toEqual([expect.stringMatching(/the SQL's columns are declared/)]);
-    const others = declare(runResults('run', MANIFEST_AT, { 'model.shop.customers': 'success' }));
-    expect(names(others)).toEqual(['order_id', 'customer_id']);
-    // A catalog time without its zone cannot be set against the run's: the run tells nothing.
-    const unzoned = declareDbtProject(
-      {
-        manifest: project(),
-        catalog: catalog('2026-01-30T09:00:00', {
-          'model.shop.orders': { order_id: 'BIGINT', order_date: 'DATE' },
-        }),
-        runResults: runResults('build', MANIFEST_AT, { 'model.shop.orders': 'error' }),
-      },
-      {},
-      dbtReader,
+  it('takes the SQL as before when the last command has no result for the model', () => {
+    // dbt test after dbt run, a run of other models, dbt show or parse: an earlier command may have rebuilt it.
+    for (const [which, results] of [
+      ['test', { 'test.shop.not_null_orders_order_id': 'pass' }],
+      ['run', { 'model.shop.customers': 'success' }],
+      ['show', {}],
+      ['parse', {}],
+    ] as const) {
+      const declared = declare(runResults(which, MANIFEST_AT, results));
+      expect(names(declared), which).toEqual(['order_id', 'customer_id']);
+      expect(declared.warnings, which).toEqual([expect.stringMatching(/the SQL's columns are declared/)]);
+    }
+  });
+
+  it('a catalog time without its zone: a failed or compiled-only result still keeps the catalog; a rebuild cannot be set against it', () => {
+    const withUnzoned = (runResultsJson: unknown) =>
+      declareDbtProject(
+        {
+          manifest: project(),
+          catalog: catalog('2026-01-30T09:00:00', {
+            'model.shop.orders': { order_id: 'BIGINT', order_date: 'DATE' },
+          }),
+          runResults: runResultsJson,
+        },
+        {},
+        dbtReader,
+      );
+    const failed = withUnzoned(runResults('build', MANIFEST_AT, { 'model.shop.orders': 'error' }));
+    expect(names(failed)).toEqual(['order_id', 'order_date']);
+    expect(failed.warnings[0]).toContain('is error');
+    // A rebuild from before the catalog's day cannot be told from after it without the catalog's zone.
+    const built = withUnzoned(
+      runResults('build', '2026-01-29T09:00:00Z', { 'model.shop.orders': 'success' }),
     );
-    expect(names(unzoned)).toEqual(['order_id', 'customer_id']);
+    expect(names(built)).toEqual(['order_id', 'customer_id']);
+  });
+
+  it('names an rpc command line as dbt names it', () => {
+    const ide = {
+      ...runResults(undefined, MANIFEST_AT, { 'model.shop.orders': 'error' }),
+      args: { rpc_method: 'cli_args', cli: 'run -s orders' },
+    };
+    expect(declare(ide).warnings[0]).toContain('the last dbt command (dbt run -s orders,');
   });
 
   it('without run_results.json (or one gds does not read), takes the SQL as before', () => {
