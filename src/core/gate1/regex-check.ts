@@ -14,6 +14,7 @@ const EMBEDDED_OPTIONS = new Set('bceimnpqstwx');
 const POSIX_CLASSES = new Set([
   'alnum',
   'alpha',
+  'ascii',
   'blank',
   'cntrl',
   'digit',
@@ -215,6 +216,12 @@ class RegexScanner {
         this.atomFromEscape();
         return;
       case '[':
+        // [[:<:]] and [[:>:]]: PostgreSQL's start and end of a word (\m, \M), not a bracket expression.
+        if (this.src.startsWith('[[:<:]]', this.i) || this.src.startsWith('[[:>:]]', this.i)) {
+          this.i += 7;
+          this.last = 'constraint';
+          return;
+        }
         this.bracket();
         this.last = 'quantifiable';
         return;
@@ -564,6 +571,12 @@ class RegexScanner {
             dash,
           );
         }
+        if (this.src[this.i] === '-' && this.src[this.i + 1] !== ']' && this.i + 1 < this.src.length) {
+          this.error(
+            'regex-range',
+            'a "-" right after a range starts no new range in PostgreSQL; escape it (\\-) or put it last, before the "]"',
+          );
+        }
       }
     }
     this.error('regex-unbalanced', 'a bracket expression "[" is never closed; add the missing "]"', start);
@@ -613,9 +626,28 @@ class RegexScanner {
   }
 }
 
+/** The character codes of the one-letter escapes that stand for a character (\B is a backslash). */
+const CHARACTER_ESCAPES: Readonly<Record<string, number>> = {
+  a: 7,
+  b: 8,
+  t: 9,
+  n: 10,
+  v: 11,
+  f: 12,
+  r: 13,
+  e: 27,
+  B: 92,
+};
+
 function decodeSimpleEscape(escape: string): number | undefined {
   const c = escape[1] ?? '';
   if (!/[A-Za-z0-9]/.test(c)) return c.codePointAt(0);
+  if (escape.length === 2 && Object.hasOwn(CHARACTER_ESCAPES, c)) return CHARACTER_ESCAPES[c];
+  // \cX: the character of X's low five bits.
+  if (c === 'c' && escape.length === 3) return (escape.codePointAt(2) ?? 0) & 0x1f;
+  // \0, \0dd, and inside a bracket \dd or \ddd: octal.
+  if (/^\\[0-7]+$/.test(escape) && (c === '0' || escape.length > 2))
+    return Number.parseInt(escape.slice(1), 8);
   if (/^\\[xuU][0-9A-Fa-f]+$/.test(escape)) return Number.parseInt(escape.slice(2), 16);
   return undefined;
 }
