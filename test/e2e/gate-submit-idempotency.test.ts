@@ -78,52 +78,48 @@ describe('gds gate submit with an Idempotency-Key', () => {
     return { proofs: row?.proofs ?? 0, notified: row?.notified ?? 0 };
   }
 
-  it('a connection dropped after the service took the submission: exit 0, one submission, one notification', async () => {
-    const orders = server.table('orders').id;
-    const before = await submissions(orders);
+  /**
+   * `gate submit TABLE --json ...extra` through a proxy that drops the connection after the service answered
+   * the first attempt: exit 0, one JSON line (the proof, never called replayed: the retry's replay is this
+   * run's own submission), one submission and one notification. Returns that line and the keys sent.
+   */
+  async function submitThroughDrop(tableId: string, extra: string[] = []) {
+    const before = await submissions(tableId);
     const dropping = await droppingProxy(server.url);
     proxy = dropping.proxy;
-    const r = await gds(['gate', 'submit', orders, '--json'], proxy.url);
-    expect(r.code, r.stderr).toBe(0);
-    // The first attempt reached the service and was cut off; the transport's retry carried the same key.
-    expect(dropping.keys).toHaveLength(2);
-    const [first, retry] = dropping.keys;
-    expect(first?.key).toMatch(/^[0-9a-f-]{36}$/);
-    expect(retry?.key).toBe(first?.key);
-    const [line, ...rest] = jsonLines(r.stdout);
-    expect(rest).toEqual([]);
-    expect(line).toMatchObject({ tableId: orders, state: 'PENDING_REVIEW' });
-    // gds's own retry is still this run's one submission: nothing says it was replayed.
-    expect(line?.replayed).toBeUndefined();
-    expect(r.stderr).not.toContain('Replayed');
-    expect(await submissions(orders)).toEqual({
-      proofs: before.proofs + 1,
-      notified: before.notified + 1,
-    });
-    await proxy.close();
-    proxy = undefined;
+    try {
+      const r = await gds(['gate', 'submit', tableId, ...extra, '--json'], proxy.url);
+      expect(r.code, r.stderr).toBe(0);
+      // The first attempt reached the service and was cut off; the transport's retry carried the same key.
+      expect(dropping.keys).toHaveLength(2);
+      const [line, ...rest] = jsonLines(r.stdout);
+      expect(rest).toEqual([]);
+      expect(line).toMatchObject({ tableId, state: 'PENDING_REVIEW' });
+      expect(line?.replayed).toBeUndefined();
+      expect(r.stderr).not.toContain('Replayed');
+      expect(await submissions(tableId)).toEqual({
+        proofs: before.proofs + 1,
+        notified: before.notified + 1,
+      });
+      return { line, keys: dropping.keys.map((k) => k.key) };
+    } finally {
+      await proxy.close();
+      proxy = undefined;
+    }
+  }
+
+  it('a connection dropped after the service took the submission: exit 0, one submission, one notification', async () => {
+    const { keys } = await submitThroughDrop(server.table('orders').id);
+    const [first, retry] = keys;
+    expect(first).toMatch(/^[0-9a-f-]{36}$/);
+    expect(retry).toBe(first);
   });
 
   it('a connection dropped on a run with --idempotency-key: the retry is this run’s submission, not called replayed', async () => {
     const customers = server.table('customers').id;
-    const before = await submissions(customers);
-    const dropping = await droppingProxy(server.url);
-    proxy = dropping.proxy;
     const key = 'ci-5151-customers';
-    const r = await gds(['gate', 'submit', customers, '--idempotency-key', key, '--json'], proxy.url);
-    expect(r.code, r.stderr).toBe(0);
-    expect(dropping.keys.map((k) => k.key)).toEqual([key, key]);
-    const [line, ...rest] = jsonLines(r.stdout);
-    expect(rest).toEqual([]);
-    expect(line).toMatchObject({ tableId: customers, state: 'PENDING_REVIEW' });
-    expect(line?.replayed).toBeUndefined();
-    expect(r.stderr).not.toContain('Replayed');
-    expect(await submissions(customers)).toEqual({
-      proofs: before.proofs + 1,
-      notified: before.notified + 1,
-    });
-    await proxy.close();
-    proxy = undefined;
+    const { line, keys } = await submitThroughDrop(customers, ['--idempotency-key', key]);
+    expect(keys).toEqual([key, key]);
     // The step run again (no connection lost): that is a replay of the first answer, and says so.
     const again = await gds(['gate', 'submit', customers, '--idempotency-key', key, '--json']);
     expect(again.code, again.stderr).toBe(0);
