@@ -24,7 +24,9 @@ export type AttemptOutcome =
   /** `answerTimedOut`: the request went and no answer came in time (the service may still be at it). */
   | { kind: 'network'; answerTimedOut?: boolean };
 
-export type RetryDecision = { retry: false } | { retry: true; delayMs: number; reason: string };
+/** `refused`: the service turned the attempt away before doing anything (a 429, a busy 503). */
+export type RetryDecision =
+  { retry: false } | { retry: true; delayMs: number; reason: string; refused?: true };
 
 const IDEMPOTENT = new Set(['GET', 'PUT', 'DELETE']);
 const TRANSIENT_STATUSES = new Set([502, 503, 504]);
@@ -50,9 +52,14 @@ export function decideRetry(
   if (outcome.kind === 'status' && (outcome.status === 429 || busy)) {
     const wait = outcome.retryAfterSeconds;
     if (wait === undefined)
-      return { retry: true, delayMs: backoffMs(retriesSoFar, policy, random), reason: '429' };
+      return { retry: true, delayMs: backoffMs(retriesSoFar, policy, random), reason: '429', refused: true };
     if (wait > policy.maxRetryAfterSeconds) return { retry: false };
-    return { retry: true, delayMs: wait * 1000, reason: `${outcome.status}, Retry-After ${wait}s` };
+    return {
+      retry: true,
+      delayMs: wait * 1000,
+      reason: `${outcome.status}, Retry-After ${wait}s`,
+      refused: true,
+    };
   }
   if (!IDEMPOTENT.has(method) && !(keyed && !(outcome.kind === 'network' && outcome.answerTimedOut)))
     return { retry: false };

@@ -180,8 +180,12 @@ export interface ApiResponse<T> {
   data: T;
   headers: ResponseHeaders;
   requestId: string | undefined;
-  /** How many times the request was sent again after an attempt that failed (0: the first attempt answered). */
-  retries: number;
+  /**
+   * How many times the request was sent again after an attempt that may have reached the service (no answer,
+   * a 502/503/504); not after a 429 or a busy 503, turned away before anything was done. 0: the answer is to
+   * the only attempt that may have been done.
+   */
+  retriesAfterLoss: number;
 }
 
 export interface TransportStats {
@@ -303,6 +307,7 @@ export function createTransport(options: TransportOptions): Transport {
     const authenticated = req.authenticated ?? true;
     let token = await tokenFor(authenticated);
     let retries = 0;
+    let retriesAfterLoss = 0;
     let redirects = 0;
     let refreshed = false;
 
@@ -365,7 +370,7 @@ export function createTransport(options: TransportOptions): Transport {
             data: read === undefined ? parseBody<T>(text, res, req, url) : readBody<T>(read, res, req, url),
             headers: res.headers,
             requestId,
-            retries,
+            retriesAfterLoss,
           };
         }
         if (res.status === 401 && token !== undefined && !refreshed && options.auth?.onUnauthorized) {
@@ -387,6 +392,7 @@ export function createTransport(options: TransportOptions): Transport {
       const decision = decideRetry(req.method, outcome, retries, policy, random, keyed);
       if (!decision.retry) throw failure;
       retries += 1;
+      if (decision.refused !== true) retriesAfterLoss += 1;
       stats.retries += 1;
       log(
         `retry ${retries}/${policy.maxRetries} of ${req.method} ${url} in ${decision.delayMs}ms (${decision.reason})`,

@@ -357,3 +357,51 @@ describe('management plane', () => {
     expect(stub.bodies).toEqual([request]);
   });
 });
+
+describe('gate submissions with an Idempotency-Key', () => {
+  const path = at('/api/tables/t_42/gate-submissions');
+  const proof = { id: 'prf_1', tableId: 't_42', passed: true };
+  /** Answers each attempt in turn: an error status, else the proof as a replay; keeps each attempt's key. */
+  function attempts(...statuses: Array<number | 'replay'>) {
+    const keys: Array<string | null> = [];
+    api.use(
+      http.post(path, ({ request }) => {
+        keys.push(request.headers.get('idempotency-key'));
+        const status = statuses[keys.length - 1];
+        if (status === undefined) throw new Error(`attempt ${keys.length} was not expected`);
+        if (status === 'replay')
+          return HttpResponse.json(proof, { headers: { 'idempotent-replayed': 'true' } });
+        return HttpResponse.json(
+          { error: { code: 'busy', message: 'later' } },
+          { status, headers: status === 429 ? { 'retry-after': '1' } : {} },
+        );
+      }),
+    );
+    return keys;
+  }
+
+  it('a replay to the first attempt, or after a 429 turned one away, is an earlier request’s: replayed', async () => {
+    for (const before of [[], [429]]) {
+      const keys = attempts(...before, 'replay');
+      const answer = await newClient().gates.submit(
+        't_42',
+        { ifNotCertified: false },
+        { idempotencyKey: 'ci-1-t_42' },
+      );
+      expect(answer, String(before)).toEqual({ proof, replayed: true });
+      expect(keys).toEqual([...before.map(() => 'ci-1-t_42'), 'ci-1-t_42']);
+      await client.close();
+    }
+  });
+
+  it('a replay after a 502 (the attempt may have been taken) may be this call’s own: not replayed', async () => {
+    const keys = attempts(502, 'replay');
+    const answer = await newClient().gates.submit(
+      't_42',
+      { ifNotCertified: false },
+      { idempotencyKey: 'ci-2-t_42' },
+    );
+    expect(answer).toEqual({ proof, replayed: false });
+    expect(keys).toEqual(['ci-2-t_42', 'ci-2-t_42']);
+  });
+});

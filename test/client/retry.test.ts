@@ -91,7 +91,7 @@ describe('decideRetry', () => {
           DEFAULT_RETRY_POLICY,
           () => 0.5,
         ),
-      ).toEqual({ retry: true, delayMs: 8000, reason: '503, Retry-After 8s' });
+      ).toEqual({ retry: true, delayMs: 8000, reason: '503, Retry-After 8s', refused: true });
       expect(decide(method, 503, 0, 61)).toBe(false);
     },
   );

@@ -20,8 +20,8 @@ export type GateNumber = 1 | 2 | 3;
 
 /**
  * A submission's answer: the proof, and whether the service answered it as an earlier request with the same
- * `Idempotency-Key` (`Idempotent-Replayed: true`): nothing was scanned, stored or notified this time. Only a
- * first attempt's replay counts: after a retry, the attempt the service took may be this call's own lost one.
+ * `Idempotency-Key` (`Idempotent-Replayed: true`): nothing was scanned, stored or notified this time. Not
+ * after a lost attempt was sent again: the attempt the service took may be this call's own.
  */
 export interface Gate1Submission {
   proof: Gate1ProofBody;
@@ -49,7 +49,7 @@ export interface GatesApi {
    * `owned_elsewhere` when the table is not that project's. `ifStale`: a table waiting for review on a fresh
    * proof is not submitted again (the answer is that proof, `skipped: 'fresh'`). With `idempotencyKey`, the
    * service applies the submission once: sent again (the transport's retry after a lost connection, a pipeline
-   * step run again), it answers as the first time; `replayed` when the first attempt was so answered.
+   * step run again), it answers as the first time; `replayed` unless a lost attempt of this call was sent again.
    */
   submit(
     tableId: string,
@@ -132,7 +132,8 @@ export function gatesApi(transport: Transport): GatesApi {
         ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
         ...call,
       });
-      const replayed = response.headers.get('idempotent-replayed') === 'true' && response.retries === 0;
+      const replayed =
+        response.headers.get('idempotent-replayed') === 'true' && response.retriesAfterLoss === 0;
       return { proof: response.data, replayed };
     },
     async result(jobId, gate, options) {

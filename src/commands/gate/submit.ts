@@ -62,7 +62,7 @@ export default class GateSubmit extends ApiCommand<typeof GateSubmit> {
     }
     const { proof } = outcome;
     // A replay answered to gds's own retry of a lost attempt is this run's submission, not an earlier one's:
-    // the client counts a first attempt's replay only, so with gds's random key nothing is called replayed.
+    // the client does not count a replay once a lost attempt was sent again (with gds's random key, never one).
     const replayed = outcome.kind === 'submitted' && outcome.replayed;
     if (replayed && this.out.json) this.out.record({ ...proof, replayed: true });
     else await printProof(this.out, proof, this.tableLabel(this.args.tableId, proof.tableId));
