@@ -143,6 +143,8 @@ class RegexScanner {
   private i = 0;
   private expanded = false;
   private groupsClosed = 0;
+  /** Capturing groups opened so far, closed or not (PostgreSQL's count for telling \12 from an octal escape). */
+  private groupsOpened = 0;
   private readonly groups: Group[] = [];
   private last: Atom = 'none';
 
@@ -314,6 +316,7 @@ class RegexScanner {
     if (!rest.startsWith('(?')) {
       this.i++;
       this.groups.push({ capturing: !insideLookaround, lookaround: false });
+      if (!insideLookaround) this.groupsOpened++;
       this.last = 'none';
       return;
     }
@@ -429,7 +432,7 @@ class RegexScanner {
           this.error('regex-escape', '\\c must be followed by a character (\\cX is control-X)', start);
           return 'invalid';
         }
-        this.i++;
+        this.i += (this.src.codePointAt(this.i) ?? 0) > 0xffff ? 2 : 1;
         return 'char';
       case 'u':
       case 'U':
@@ -509,9 +512,25 @@ class RegexScanner {
 
   private backReference(start: number, inBracket: boolean): EscapeKind {
     const digits = /^\d*/.exec(this.src.slice(this.i))?.[0] ?? '';
+    const all = (this.src[start + 1] ?? '') + digits;
+    const n = Number(all);
+    // More than one digit and more than the groups opened so far: PostgreSQL reads an octal escape of at most
+    // three octal digits (two when three would pass 0xFF), the digits after it plain characters.
+    if (digits.length > 0 && n > this.groupsOpened) {
+      const octal = /^[0-7]{1,3}/.exec(all)?.[0];
+      if (octal === undefined) {
+        this.error(
+          'regex-escape',
+          `\\${all} is neither a back reference (only ${this.groupsOpened} groups before it) nor an octal escape (8 and 9 are no octal digits)`,
+          start,
+        );
+        this.i = start + 2;
+        return 'invalid';
+      }
+      this.i = start + 1 + (Number.parseInt(octal, 8) > 0xff ? octal.length - 1 : octal.length);
+      return 'char';
+    }
     this.i += digits.length;
-    const n = Number(this.src[start + 1] + digits);
-    if (digits.length > 0 && n > this.groupsClosed) return 'char'; // PostgreSQL reads it as an octal escape
     if (inBracket) {
       this.error(
         'regex-backreference',
@@ -644,7 +663,7 @@ function decodeSimpleEscape(escape: string): number | undefined {
   if (!/[A-Za-z0-9]/.test(c)) return c.codePointAt(0);
   if (escape.length === 2 && Object.hasOwn(CHARACTER_ESCAPES, c)) return CHARACTER_ESCAPES[c];
   // \cX: the character of X's low five bits.
-  if (c === 'c' && escape.length === 3) return (escape.codePointAt(2) ?? 0) & 0x1f;
+  if (c === 'c' && [...escape].length === 3) return (escape.codePointAt(2) ?? 0) & 0x1f;
   // \0, \0dd, and inside a bracket \dd or \ddd: octal.
   if (/^\\[0-7]+$/.test(escape) && (c === '0' || escape.length > 2))
     return Number.parseInt(escape.slice(1), 8);
