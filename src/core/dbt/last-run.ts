@@ -2,7 +2,7 @@
 // catalog.json is older than its manifest.json: whether that command rebuilt the model's relation after the
 // catalog was written. A manifest is rewritten by dbt compile, parse and docs generate too, and by a run or
 // build that failed or skipped the model: then the warehouse still holds the columns the catalog lists. A
-// command with no result for the model (dbt test, a run of others, dbt show) tells nothing of it.
+// command with no result for the model (dbt test, a run of others, dbt show --inline) tells nothing of it.
 // Pure: no I/O. Which results count as a rebuilt relation is dbt-run.ts's reading (the recertification
 // signal's): a model, seed or snapshot with status success of a command that builds (args.which, or without
 // it a result that ran SQL).
@@ -55,14 +55,10 @@ export function readLastRun(value: unknown): LastRun | undefined {
   if (generatedAt === undefined || Number.isNaN(instant(generatedAt))) return undefined;
   const args = isEntry(value['args']) ? value['args'] : {};
   const rpc = text(args['rpc_method']);
-  // An rpc call of a command line (dbt Cloud IDE) names its command in args.cli; docs.generate is docs generate.
-  const cliLine =
-    rpc === 'cli_args'
-      ? text(args['cli'])
-          ?.trim()
-          .replace(/^dbt\s+/, '')
-      : undefined;
-  const which = text(args['which']) ?? (cliLine || undefined) ?? rpc?.replace('.', ' ');
+  // An rpc call of a command line (dbt Cloud IDE) names its command in args.cli: its subcommand only, as the
+  // rest may hold --vars with secrets. docs.generate is docs generate.
+  const which =
+    text(args['which']) ?? (rpc === 'cli_args' ? subcommandOf(text(args['cli'])) : rpc?.replace('.', ' '));
   const results = new Map<string, { status: string; completedAt?: string }>();
   for (const result of value['results'] as unknown[]) {
     if (!isEntry(result)) continue;
@@ -83,11 +79,19 @@ export function readLastRun(value: unknown): LastRun | undefined {
   };
 }
 
+/** The subcommand of a dbt command line ("run" of "dbt run --vars … -s orders", "docs generate"). */
+function subcommandOf(line: string | undefined): string | undefined {
+  const words = (line ?? '').trim().split(/\s+/);
+  const [first, second] = words[0] === 'dbt' ? words.slice(1) : words;
+  if (first === undefined || first === '' || first.startsWith('-')) return undefined;
+  return first === 'docs' && second !== undefined && !second.startsWith('-') ? `docs ${second}` : first;
+}
+
 /**
  * Whether `run` rebuilt the node `uniqueId` after the catalog (written at `catalogAt`): its result is one the
  * run rebuilt (status success of a command that builds) and completed later than the catalog (its execution,
  * else the run's generated_at). Undefined when the run tells nothing of it: no result for it (dbt test, a run
- * of other models, dbt show: an earlier command may have rebuilt it), or a rebuild to set against a catalog
+ * of other models, dbt show --inline: an earlier command may have rebuilt it), or a rebuild to set against a catalog
  * time without its time zone.
  */
 export function rebuiltSinceCatalog(

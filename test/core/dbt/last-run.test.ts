@@ -133,12 +133,15 @@ describe('an older catalog judged by run_results.json', () => {
     expect(names(built)).toEqual(['order_id', 'customer_id']);
   });
 
-  it('names an rpc command line as dbt names it', () => {
+  it('names an rpc command line by its subcommand, never its arguments', () => {
     const ide = {
       ...runResults(undefined, MANIFEST_AT, { 'model.shop.orders': 'error' }),
-      args: { rpc_method: 'cli_args', cli: 'run -s orders' },
+      args: { rpc_method: 'cli_args', cli: 'dbt run --vars {"password":"s3cret"} -s orders' },
     };
-    expect(declare(ide).warnings[0]).toContain('the last dbt command (dbt run -s orders,');
+    // Its subcommand only: the rest of the line may hold secrets.
+    const warning = declare(ide).warnings[0] ?? '';
+    expect(warning).toContain('the last dbt command (dbt run, target/run_results.json of');
+    expect(warning).not.toContain('s3cret');
   });
 
   it('without run_results.json (or one gds does not read), takes the SQL as before', () => {
