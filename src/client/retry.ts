@@ -24,7 +24,7 @@ export type AttemptOutcome =
   /** `answerTimedOut`: the request went and no answer came in time (the service may still be at it). */
   | { kind: 'network'; answerTimedOut?: boolean };
 
-/** `refused`: the service turned the attempt away before doing anything (a 429, a busy 503). */
+/** `refused`: the service answered that the attempt stored nothing (a 429; a 503 with Retry-After: busy, or rolled back). */
 export type RetryDecision =
   { retry: false } | { retry: true; delayMs: number; reason: string; refused?: true };
 

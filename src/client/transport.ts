@@ -181,9 +181,9 @@ export interface ApiResponse<T> {
   headers: ResponseHeaders;
   requestId: string | undefined;
   /**
-   * How many times the request was sent again after an attempt that may have reached the service (no answer,
-   * a 502/503/504); not after a 429 or a busy 503, turned away before anything was done. 0: the answer is to
-   * the only attempt that may have been done.
+   * How many times the request was sent again after an attempt that may have been applied (no answer, a
+   * 502/503/504); not after a 429 or a 503 with Retry-After, which stored nothing. 0: the answer is to the only
+   * attempt that may have been applied.
    */
   retriesAfterLoss: number;
 }
