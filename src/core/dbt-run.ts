@@ -241,15 +241,21 @@ function compileOnlySession(
   for (const key of ['cli', 'invocation_command', 'command']) {
     const line = text(key);
     if (line === undefined) continue;
-    const words = line.trim().split(/\s+/);
-    const first = words[0] === 'dbt' ? words.slice(1) : words;
-    const sub = first[0] === 'docs' ? `docs.${first[1] ?? ''}` : (first[0] ?? '');
-    const command = BUILDS_NOTHING[sub];
+    const sub = subcommandOf(line);
+    const command = sub === undefined ? undefined : BUILDS_NOTHING[sub.replace(' ', '.')];
     if (command !== undefined) return { command, said: `args.${key} ${JSON.stringify(line)}` };
   }
   if (args['compile'] === true)
     return { command: 'dbt compile', said: 'args.compile true, and no args.which' };
   return undefined;
+}
+
+/** The subcommand of a dbt command line ("run" of "dbt run --vars … -s orders", "docs generate"). */
+export function subcommandOf(line: string | undefined): string | undefined {
+  const words = (line ?? '').trim().split(/\s+/);
+  const [first, second] = words[0] === 'dbt' ? words.slice(1) : words;
+  if (first === undefined || first === '' || first.startsWith('-')) return undefined;
+  return first === 'docs' && second !== undefined && !second.startsWith('-') ? `docs ${second}` : first;
 }
 
 /** False only for what dbt writes for a node it compiled without running: message null, adapter response {}. */

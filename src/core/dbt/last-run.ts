@@ -7,7 +7,7 @@
 // signal's): a model, seed or snapshot with status success of a command that builds (args.which, or without
 // it a result that ran SQL).
 import { isEntry, text } from './manifest.js';
-import { readRunResults } from '../dbt-run.js';
+import { readRunResults, subcommandOf } from '../dbt-run.js';
 
 /** Whether the last run rebuilt a node since the catalog, or why not (a clause: "its result there is error"). */
 export type SinceCatalog = { rebuilt: true } | { rebuilt: false; why: string };
@@ -77,14 +77,6 @@ export function readLastRun(value: unknown): LastRun | undefined {
     built: new Set(reading.ok ? reading.built.map((b) => b.uniqueId) : []),
     results,
   };
-}
-
-/** The subcommand of a dbt command line ("run" of "dbt run --vars … -s orders", "docs generate"). */
-function subcommandOf(line: string | undefined): string | undefined {
-  const words = (line ?? '').trim().split(/\s+/);
-  const [first, second] = words[0] === 'dbt' ? words.slice(1) : words;
-  if (first === undefined || first === '' || first.startsWith('-')) return undefined;
-  return first === 'docs' && second !== undefined && !second.startsWith('-') ? `docs ${second}` : first;
 }
 
 /**

@@ -36,22 +36,18 @@ const COLLATING_NAMES = new Map<string, number>([
     .map((name, code): [string, number] => [name, code]),
   ...(
     [
-      ['alert', 7],
-      ['backspace', 8],
-      ['tab', 9],
-      ['newline', 10],
-      ['vertical-tab', 11],
-      ['form-feed', 12],
-      ['carriage-return', 13],
-      ['IS4', 28],
-      ['IS3', 29],
-      ['IS2', 30],
-      ['IS1', 31],
-      ['DEL', 127],
-    ] as const
-  ).map(([name, code]): [string, number] => [name, code]),
-  ...(
-    [
+      ['alert', '\x07'],
+      ['backspace', '\b'],
+      ['tab', '\t'],
+      ['newline', '\n'],
+      ['vertical-tab', '\v'],
+      ['form-feed', '\f'],
+      ['carriage-return', '\r'],
+      ['IS4', '\x1c'],
+      ['IS3', '\x1d'],
+      ['IS2', '\x1e'],
+      ['IS1', '\x1f'],
+      ['DEL', '\x7f'],
       ['space', ' '],
       ['exclamation-mark', '!'],
       ['quotation-mark', '"'],
@@ -572,7 +568,7 @@ class RegexScanner {
       first = false;
       const lo = this.bracketItem();
       if (!lo) return;
-      if (this.src[this.i] === '-' && this.src[this.i + 1] !== ']' && this.i + 1 < this.src.length) {
+      if (this.dashStartsRange()) {
         const dash = this.i;
         this.i++;
         const hi = this.bracketItem();
@@ -590,7 +586,7 @@ class RegexScanner {
             dash,
           );
         }
-        if (this.src[this.i] === '-' && this.src[this.i + 1] !== ']' && this.i + 1 < this.src.length) {
+        if (this.dashStartsRange()) {
           this.error(
             'regex-range',
             'a "-" right after a range starts no new range in PostgreSQL; escape it (\\-) or put it last, before the "]"',
@@ -599,6 +595,11 @@ class RegexScanner {
       }
     }
     this.error('regex-unbalanced', 'a bracket expression "[" is never closed; add the missing "]"', start);
+  }
+
+  /** Whether a "-" at this.i inside a bracket is a range's, not a literal one before the closing "]". */
+  private dashStartsRange(): boolean {
+    return this.src[this.i] === '-' && this.src[this.i + 1] !== ']' && this.i + 1 < this.src.length;
   }
 
   /** One item of a bracket expression; undefined when an opened [. [= or [: never closes (already reported). */
