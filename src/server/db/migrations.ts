@@ -596,6 +596,24 @@ export const MIGRATIONS: Migration[] = [
       ALTER TABLE gds.gate_submission_keys ADD FOREIGN KEY (workspace_id) REFERENCES gds.workspaces(id);
     `,
   },
+  {
+    version: 74,
+    name: 'Gate 1 submissions in flight by idempotency key',
+    // A submission's scan can outlast a proxy's timeout: the client's retry with the same key used to start a
+    // second scan of the table beside the first. The scan's key is marked here, committed before the scan and
+    // refreshed while it runs, so a request with the key waits for the first's answer instead
+    // (src/server/idempotency.ts, whileInFlight). \`holder\`: the request holding the mark.
+    sql: `
+      CREATE TABLE gds.gate_submission_scans (
+        workspace_id text NOT NULL REFERENCES gds.workspaces(id),
+        key text NOT NULL,
+        request_hash text NOT NULL,
+        holder text NOT NULL,
+        heartbeat_at timestamptz NOT NULL,
+        PRIMARY KEY (workspace_id, key)
+      );
+    `,
+  },
 ];
 
 /** Applies every migration not yet applied, each in its own transaction (tests pass an earlier schema's list). */

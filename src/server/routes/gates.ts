@@ -29,7 +29,7 @@ import { booleanParam } from '../query.js';
 import { applyTrigger, governedTransaction } from '../governance/engine.js';
 import { notifySteward } from '../governance/notifications.js';
 import type { Keyed } from '../idempotency.js';
-import { answerOf, applyOnce, idempotencyKeyOf, requestHash } from '../idempotency.js';
+import { answerOf, applyOnce, idempotencyKeyOf, requestHash, whileInFlight } from '../idempotency.js';
 import type { Job } from '../governance/jobs.js';
 import { enqueueJob } from '../governance/jobs.js';
 import { gateTableFor } from '../gates/access.js';
@@ -204,17 +204,33 @@ export function gateRoutes(app: FastifyInstance, ctx: AppContext): void {
       // submission committed during the scan is not followed by a second one, nor its steward notified twice).
       const before = ifStale ? await freshSubmission(ctx.db, table) : null;
       if (before !== null) return reply.code(200).send(before);
-      const proof = await runGate1(ctx.db, table, { clock: ctx.clock });
-      const { response: answer, replayed } = await governedTransaction(ctx.db, ctx.clock, async (tx) => {
-        const submit = () => submitScanned(tx);
-        return keyed === null
-          ? { response: await submit(), replayed: false }
-          : applyOnce(tx, keyed, ctx.clock(), submit);
-      });
+      const scanAndSubmit = async () => {
+        const proof = await runGate1(ctx.db, table, { clock: ctx.clock });
+        return governedTransaction(ctx.db, ctx.clock, async (tx) => {
+          const submit = () => submitScanned(tx, proof);
+          return keyed === null
+            ? { response: await submit(), replayed: false }
+            : applyOnce(tx, keyed, ctx.clock(), submit);
+        });
+      };
+      // With a key, one scan at a time: a retry arriving while the first attempt still scans (its connection
+      // cut by a proxy's timeout) waits for that answer instead of scanning the table again beside it.
+      const outcome =
+        keyed === null
+          ? { done: await scanAndSubmit() }
+          : await whileInFlight<SubmitAnswer, Awaited<ReturnType<typeof scanAndSubmit>>>(
+              ctx.db,
+              'gds.gate_submission_scans',
+              keyed,
+              ctx.clock,
+              scanAndSubmit,
+            );
+      const { response: answer, replayed } =
+        'replay' in outcome ? { response: outcome.replay, replayed: true } : outcome.done;
       if (replayed) void reply.header('idempotent-replayed', 'true');
       return reply.code(answer.status).send(answer.body);
 
-      async function submitScanned(tx: Queryable): Promise<SubmitAnswer> {
+      async function submitScanned(tx: Queryable, proof: Gate1Proof): Promise<SubmitAnswer> {
         // The table's row lock, as the gate1 PUT takes it: a certify committing meanwhile is read here
         // (and refused under --if-not-certified) instead of being overwritten by this transition.
         const current = await loadGateTable(tx, caller.workspaceId, table.id, { lock: true });
