@@ -81,10 +81,18 @@ export function booleanParam(query: Query, name: string, fallback: boolean): boo
 
 const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})?)?$/;
 
+/** Whether the date part of `raw` is a day its month has: JavaScript reads 2026-02-30 as March 2. */
+function isCalendarDate(raw: string): boolean {
+  const [year, month, day] = raw.slice(0, 10).split('-').map(Number) as [number, number, number];
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const days = month === 2 ? (leap ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31;
+  return day >= 1 && day <= days;
+}
+
 export function timestampParam(query: Query, name: string): string | undefined {
   const raw = stringParam(query, name);
   if (raw === undefined) return undefined;
-  if (!ISO_TIMESTAMP.test(raw) || Number.isNaN(Date.parse(raw))) {
+  if (!ISO_TIMESTAMP.test(raw) || Number.isNaN(Date.parse(raw)) || !isCalendarDate(raw)) {
     throw badRequest(
       'invalid_query',
       `${name} must be an ISO-8601 timestamp such as 2026-01-31T12:00:00Z; got "${raw}".`,
