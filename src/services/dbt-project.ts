@@ -118,7 +118,7 @@ async function readArtifactMembers<T>(
   path: string,
   max: number,
   what: string,
-  members: Pick<JsonMembersOptions, 'each' | 'whole' | 'numberArray'>,
+  members: Pick<JsonMembersOptions, 'each' | 'whole' | 'elements' | 'numberArray'>,
   reader: { member(section: string, key: string | undefined, raw: unknown): void },
   result: (outline: ManifestOutline) => T,
 ): Promise<T> {

@@ -194,8 +194,20 @@ export interface Manifest {
    * what tells a test dbt Fusion wrote without test_metadata (dbt_utils_expression_is_true_orders_…) by its name.
    */
   testMacros: ReadonlySet<string>;
+  /**
+   * How dbt_expectations' `postgres__regexp_instr` (its macro_sql, which every manifest of a project using the
+   * package holds) treats a value its regex does not match: `coalesce` (0.8.4 and later: it counts 0 matches, so
+   * expect_column_values_to_match_regex fails a NULL and an unmatched value), `null` (before: array_length of no
+   * match is NULL, so the test fails no row: dbt-expectations #249). Undefined: no such macro.
+   */
+  postgresRegexpInstr?: 'coalesce' | 'null';
   /** The reader kept no node's `config` (ManifestNode.config): `config.KEY:` cannot be compared. */
   withoutConfigs?: true;
+  /**
+   * The schemas of the disabled models, seeds and snapshots dbt 1.0+ lists under the manifest's `disabled`
+   * (never in `nodes`): the project's schemas all the same (a table of one is this project's, gone).
+   */
+  disabledSchemas?: ReadonlySet<string>;
 }
 
 export const DECLARED_TYPES: ReadonlySet<string> = new Set<DbtResourceType>(['model', 'seed', 'snapshot']);
@@ -208,8 +220,10 @@ const OTHER_SECTIONS = ['exposures', 'metrics', 'semantic_models', 'saved_querie
 
 /** The top-level members of a manifest.json gds reads: `each` member by member, `whole` at once. */
 export const MANIFEST_MEMBERS = {
-  each: ['nodes', 'sources', 'macros', 'unit_tests', ...OTHER_SECTIONS],
+  each: ['nodes', 'sources', 'macros', 'unit_tests', 'disabled', ...OTHER_SECTIONS],
   whole: ['metadata', 'selectors'],
+  // Before dbt 1.0, `disabled` is a list of nodes.
+  elements: ['disabled'],
   // A test that prints numbers into its SQL as values (tests.ts: accepted_values, expect_column_values_to_(not_)
   // be_in_set) keeps them as Python wrote them, 1.0 not 1.
   numberArray: (name: string, key: string | undefined, value: unknown) =>
@@ -260,6 +274,8 @@ export class ManifestReader {
   private readonly selectors = new Map<string, { definition: unknown; default: boolean }>();
   private readonly macros = new Map<string, { sql: string; dependsOn: string[] }>();
   private readonly testMacros = new Set<string>();
+  private readonly disabledSchemas = new Set<string>();
+  private postgresRegexpInstr: 'coalesce' | 'null' | undefined;
   /** One string for each name the nodes repeat (package, schema, paths, ids in depends_on, …). */
   private readonly names = new Map<string, string>();
   private readonly same = (name: string): string => {
@@ -285,6 +301,16 @@ export class ManifestReader {
             });
       return;
     }
+    // Disabled nodes (dbt 1.0+: each id with a list of the node's versions; before, each node of a list): of
+    // them only the schema is kept.
+    if (section === 'disabled') {
+      for (const node of Array.isArray(raw) ? raw : [raw])
+        if (isEntry(node) && DECLARED_TYPES.has(text(node['resource_type']) ?? '')) {
+          const schema = text(node['schema']);
+          if (schema !== undefined) this.disabledSchemas.add(this.same(schema));
+        }
+      return;
+    }
     if (key === undefined || !isEntry(raw)) return;
     // dbt 1.8+'s unit tests: kept as the tests are, so that each is listed with why it is no rule.
     if (section === 'nodes' || section === 'unit_tests') {
@@ -301,6 +327,10 @@ export class ManifestReader {
       const id = text(raw['unique_id']) ?? key;
       const generic = /^macro\.([^.]+)\.test_(.+)$/.exec(id);
       if (generic !== null) this.testMacros.add(this.same(`${generic[1] ?? ''}.${generic[2] ?? ''}`));
+      if (id === 'macro.dbt_expectations.postgres__regexp_instr')
+        this.postgresRegexpInstr = /\bcoalesce\s*\(/i.test(text(raw['macro_sql']) ?? '')
+          ? 'coalesce'
+          : 'null';
       if (!this.withState) return;
       const dependsOn = isEntry(raw['depends_on']) ? strings(raw['depends_on']['macros']) : [];
       this.macros.set(id, { sql: text(raw['macro_sql']) ?? '', dependsOn });
@@ -340,7 +370,9 @@ export class ManifestReader {
       selectors: this.selectors,
       macros: this.macros,
       testMacros: this.testMacros,
+      ...(this.postgresRegexpInstr === undefined ? {} : { postgresRegexpInstr: this.postgresRegexpInstr }),
       ...(this.withConfigs ? {} : { withoutConfigs: true as const }),
+      ...(this.disabledSchemas.size === 0 ? {} : { disabledSchemas: this.disabledSchemas }),
     };
   }
 }
@@ -355,6 +387,8 @@ export function readManifest(value: unknown): Manifest {
       const members = value[section];
       if ((MANIFEST_MEMBERS.whole as readonly string[]).includes(section))
         reader.member(section, undefined, members);
+      else if (Array.isArray(members) && (MANIFEST_MEMBERS.elements as readonly string[]).includes(section))
+        for (const raw of members as unknown[]) reader.member(section, undefined, raw);
       else if (isEntry(members))
         for (const [key, raw] of Object.entries(members)) reader.member(section, key, raw);
     }

@@ -171,11 +171,12 @@ export function declareDbtProject(
     // Ephemeral and disabled ones too: a table of the project whose model became ephemeral or was disabled,
     // its schema's folder with it, is this project's and gone, never another same-named project's.
     nodeSchemas: [
-      ...new Set(
-        [...manifest.nodes.values()].flatMap((n) =>
+      ...new Set([
+        ...[...manifest.nodes.values()].flatMap((n) =>
           DECLARED_TYPES.has(n.resourceType) && n.schema !== undefined ? [n.schema] : [],
         ),
-      ),
+        ...(manifest.disabledSchemas ?? []),
+      ]),
     ],
     lineage: [...manifest.nodes.values()]
       .filter((n) => DECLARED_TYPES.has(n.resourceType) && n.enabled)
@@ -403,6 +404,9 @@ class ProjectReader {
       declaredNullRates: declaredNullRates(node, names, warnings),
       grammar: this.grammar,
       writtenByFusion: writtenByFusion(this.manifest.dbtVersion),
+      ...(this.manifest.postgresRegexpInstr === undefined
+        ? {}
+        : { postgresRegexpInstr: this.manifest.postgresRegexpInstr }),
     });
     rules.notMapped.push(...constraints.notMapped);
     const collation = collationWarning(this.adapter, [...tests, ...constraints.tests], rules, found.columns);

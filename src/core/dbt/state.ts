@@ -7,7 +7,8 @@
 // identifier), fqn, configs, quoting, freshness, loaded_at_field or external table; not of its description.
 // A generic test (dbt's GenericTestNode.same_contents) by a change of its config or fqn; a singular test as
 // a model is. An exposure or metric (dbt's Exposure and Metric.same_contents) by a change of its
-// properties, parents or fqn.
+// properties, parents or fqn. A new source, exposure or metric is not modified (those same_contents take a
+// node with no old one for the same), a new model, seed, snapshot or test is.
 import type { Manifest, ManifestNode } from './manifest.js';
 import { canonicalJson as canonical } from './manifest.js';
 
@@ -147,7 +148,18 @@ export function stateMatches(
   // dbt compares these by methods a source does not have, so a source is never one of them, new or not.
   if (node.resourceType === 'source' && SOURCES_HAVE_NONE.has(selector)) return false;
   if (node.state.contents !== undefined && OTHERS_HAVE_NONE.has(selector)) return false;
-  if (old === undefined) return selector !== 'unmodified';
+  if (old === undefined) {
+    // dbt's SourceDefinition, Exposure and Metric.same_contents take one with no namesake in the state
+    // manifest for the same (`if old is None: return True`): a new source, exposure or metric is no
+    // state:modified (and is state:unmodified) but by a macro it calls; new, a model, seed, snapshot or
+    // test is modified (and each node is new, and modified.configs and modified.relation where it has them).
+    if (
+      (selector === 'modified' || selector === 'unmodified') &&
+      (node.resourceType === 'source' || node.state.contents !== undefined)
+    )
+      return callsModifiedMacro(node, manifest, state) === (selector === 'modified');
+    return selector !== 'unmodified';
+  }
   switch (selector) {
     case 'modified':
       return modified(node, old, manifest, state);

@@ -57,6 +57,8 @@ export interface TestContext {
   grammar: PgGrammar;
   /** Whether dbt Fusion (dbt 2) wrote the manifest: only its generic tests may lack test_metadata. */
   writtenByFusion?: boolean;
+  /** How dbt_expectations' postgres__regexp_instr treats an unmatched value (Manifest.postgresRegexpInstr). */
+  postgresRegexpInstr?: 'coalesce' | 'null';
 }
 
 /**
@@ -592,8 +594,17 @@ function mapOne(node: ManifestNode, written: ManifestTest, context: TestContext)
       if (problems.length > 0)
         return refused(`its regex cannot run on PostgreSQL: ${problems[0]?.message ?? ''}`);
       const condition = text(kwargs['row_condition']);
-      if (condition !== undefined || where !== undefined)
-        return guarded(`${sqlIdentifier(col.name)}::text ~ ${sqlString(regex) ?? "''"}`, condition);
+      const matches = `${sqlIdentifier(col.name)}::text ~ ${sqlString(regex) ?? "''"}`;
+      // On PostgreSQL dbt_expectations counts the matches (postgres__regexp_instr): from 0.8.4 a NULL counts 0
+      // and fails, as a pattern check's NULL would not; before, no match was NULL and the test failed no row.
+      const onPostgres = context.adapter === 'postgres' ? context.postgresRegexpInstr : undefined;
+      if (onPostgres === 'null')
+        return refused(
+          "its dbt_expectations (before 0.8.4) counts a regex's matches on postgres as NULL when there are none, so dbt's test fails no row (dbt-expectations #249): update dbt_expectations",
+        );
+      if (onPostgres === 'coalesce')
+        return guarded(`${sqlIdentifier(col.name)} IS NOT NULL AND ${matches}`, condition);
+      if (condition !== undefined || where !== undefined) return guarded(matches, condition);
       return { kind: 'pattern', column: col.name, regex };
     }
     default:

@@ -297,6 +297,59 @@ describe('match_regex: the regex dbt writes between single quotes unescaped', ()
   });
 });
 
+describe("match_regex on PostgreSQL: dbt_expectations' postgres__regexp_instr decides what a NULL does", () => {
+  const matches = genericTest(
+    'expect_column_values_to_match_regex',
+    'model.shop.people',
+    { regex: '^[a-z]+$' },
+    { column: 'name', namespace: 'dbt_expectations' },
+  );
+  /** The project on `adapter`, its manifest holding dbt_expectations' postgres__regexp_instr as `sql`. */
+  const declareWith = (adapter: string, sql: string) => {
+    const m = manifest(model('people', { columns: columns({ name: 'text' }) }), matches);
+    (m['metadata'] as Entry)['adapter_type'] = adapter;
+    m['macros'] = {
+      'macro.dbt_expectations.postgres__regexp_instr': {
+        unique_id: 'macro.dbt_expectations.postgres__regexp_instr',
+        macro_sql: sql,
+        depends_on: { macros: [] },
+      },
+    };
+    const [declaration] = declareDbtProject({ manifest: m }, {}, dbtReader).declarations;
+    if (!declaration) throw new Error('no declaration');
+    return {
+      declaration,
+      rules: parse(declaration.gate1Yaml ?? '{}') as Record<string, Array<Record<string, unknown>>>,
+    };
+  };
+  // dbt-expectations 0.8.4 and later (0.10.x): no match (a NULL too) counts 0, and `0 > 0` fails the row.
+  const current =
+    "{% macro postgres__regexp_instr(source_value, regexp, position, occurrence, is_raw, flags) %}\ncoalesce(array_length((select regexp_matches({{ source_value }}, '{{ regexp }}', '{{ flags }}')), 1), 0)\n{% endmacro %}";
+  // Before 0.8.4: no match is NULL, `NULL > 0` is no failure, so the test fails no row.
+  const before =
+    "{% macro postgres__regexp_instr(source_value, regexp, position, occurrence, is_raw) %}\narray_length((select regexp_matches({{ source_value }}, '{{ regexp }}')), 1)\n{% endmacro %}";
+
+  it('0.8.4 and later: a NULL fails, as in dbt (a pattern check would pass it): a predicate', () => {
+    const { declaration, rules } = declareWith('postgres', current);
+    expect(rules['patternChecks']).toBeUndefined();
+    expect(rules['customPredicates']).toEqual([
+      expect.objectContaining({ sql: "name IS NOT NULL AND name::text ~ '^[a-z]+$'", severity: 'HARD_FAIL' }),
+    ]);
+    expect(declaration.mappedTests[0]?.rule).toMatch(/^predicate:/);
+  });
+
+  it('before 0.8.4 dbt fails no row on postgres: not mapped, saying why', () => {
+    const { declaration } = declareWith('postgres', before);
+    expect(declaration.mappedTests).toEqual([]);
+    expect(declaration.notMappedTests[0]?.reason).toMatch(/fails no row.*update dbt_expectations/);
+  });
+
+  it('another adapter does not call postgres__regexp_instr: still a pattern check', () => {
+    const { rules } = declareWith('duckdb', current);
+    expect(rules['patternChecks']?.[0]).toMatchObject({ column: 'name', regex: '^[a-z]+$' });
+  });
+});
+
 describe("a doubled quote on a warehouse that does not read '' as one quote", () => {
   it("bigquery: accepted_values it''s is not mapped", () => {
     const { declaration } = declare(

@@ -1056,6 +1056,41 @@ select * from renamed`;
     expect(new Set(project.nodeSchemas)).toEqual(new Set(['analytics', 'staging', 'legacy']));
   });
 
+  // dbt 1.0+ writes a disabled node in the manifest's `disabled` member (its id -> a list of the node's
+  // versions), never in `nodes`: its schema is the project's all the same.
+  it("counts the schemas of the models dbt 1.0+ lists under the manifest's disabled", () => {
+    const old = model('old', { schema: 'legacy', config: { enabled: false, materialized: 'table' } });
+    const snap = {
+      ...model('snap', { schema: 'snapshots', config: { enabled: false, materialized: 'snapshot' } }),
+      unique_id: 'snapshot.shop.snap',
+      resource_type: 'snapshot',
+    };
+    const test: Record<string, unknown> = {
+      ...genericTest('not_null', 'model.shop.old', {}, { column: 'id' }),
+      schema: 'audit',
+    };
+    const written = {
+      ...manifest(model('kept', { columns: columns({ id: 'int' }) })),
+      disabled: {
+        'model.shop.old': [old],
+        'snapshot.shop.snap': [snap],
+        [String(test['unique_id'])]: [test],
+      },
+    };
+    const project = declareDbtProject({ manifest: written }, {}, dbtReader);
+    expect(project.declarations.map((d) => d.name)).toEqual(['kept']);
+    expect(project.nodeNames).toEqual(['kept']);
+    expect(new Set(project.nodeSchemas)).toEqual(new Set(['analytics', 'legacy', 'snapshots']));
+  });
+
+  it("counts the schemas of the nodes listed under a dbt 0.19-0.21 manifest's disabled (a list)", () => {
+    const old = model('old', { schema: 'legacy', config: { enabled: false, materialized: 'table' } });
+    const written = { ...manifest(model('kept', { columns: columns({ id: 'int' }) })), disabled: [old] };
+    const project = declareDbtProject({ manifest: written }, {}, dbtReader);
+    expect(project.nodeNames).toEqual(['kept']);
+    expect(new Set(project.nodeSchemas)).toEqual(new Set(['analytics', 'legacy']));
+  });
+
   it('skips an ephemeral model, not refused: it builds no relation, so its name is no table kept', () => {
     const project = declareDbtProject(
       {

@@ -250,7 +250,8 @@ describe('state:modified compares exposures and metrics too, as dbt-core does', 
       metrics: { 'metric.shop.order_total': metric({ filter: "{{ Dimension('order__status') }} = 'paid'" }) },
     });
     expect(withState(metricChanged, ['+state:modified'])).toEqual(['payments', 'stg_payments']);
-    // A new exposure is modified (and new); a body or contract selector never selects one.
+    // A new exposure is new, and not modified: dbt's Exposure.same_contents(None) is True ("existing when it
+    // didn't before"), as a new metric's and source's; a body or contract selector never selects one.
     const added = project({
       exposures: {
         'exposure.shop.revenue': exposure(),
@@ -258,7 +259,8 @@ describe('state:modified compares exposures and metrics too, as dbt-core does', 
       },
       metrics: { 'metric.shop.order_total': metric() },
     });
-    expect(withState(added, ['+state:modified'])).toEqual(['customers']);
+    expect(withState(added, ['+state:modified'])).toEqual([]);
+    expect(withState(added, ['@state:modified'])).toEqual([]);
     expect(withState(added, ['+state:new'])).toEqual(['customers']);
     expect(withState(added, ['+state:modified.body'])).toEqual([]);
   });

@@ -397,12 +397,16 @@ describe('state: against another manifest (--state)', () => {
     expect(names(['state:modified+'], base, withClaims({ description: 'claims as loaded' }))).toEqual([]);
   });
 
-  it('a source new to the project: new, but never modified.body, .persisted_descriptions or .contract (a source has none)', () => {
+  // dbt's SourceDefinition.same_contents(None) is True ("existing when it didn't before"): state:modified
+  // never selects a new source; modified.configs and .relation (`not old or …`) do.
+  it('a source new to the project: new, modified.configs and .relation, but not modified, modified.body, .persisted_descriptions or .contract', () => {
     const base = manifest(stgClaims, fctClaim, report, dimDate);
     const pr = withSources(manifest(stgClaims, fctClaim, report, dimDate), source('raw', 'claims'));
     const downstream = ['claims_report', 'fct_claim', 'stg_claims'];
     expect(names(['state:new+'], base, pr)).toEqual(downstream);
-    expect(names(['state:modified+'], base, pr)).toEqual(downstream);
+    expect(names(['state:modified.configs+'], base, pr)).toEqual(downstream);
+    expect(names(['state:modified.relation+'], base, pr)).toEqual(downstream);
+    expect(names(['state:modified+'], base, pr)).toEqual([]);
     for (const selector of [
       'state:modified.body+',
       'state:modified.persisted_descriptions+',
