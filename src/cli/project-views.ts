@@ -97,7 +97,7 @@ const COLOURS = {
 
 /** The --json line of a planned table. */
 export function planRecord(table: PlannedTable): Record<string, unknown> {
-  const { work: _work, seen: _seen, selector: _selector, ...record } = table;
+  const { work: _work, seen: _seen, selector: _selector, heldName: _heldName, ...record } = table;
   return { ...record, ownership: table.ownership ?? null, owner: table.owner ?? null };
 }
 

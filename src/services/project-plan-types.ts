@@ -70,6 +70,11 @@ export interface PlannedTable {
    * fqn where the name reaches other nodes too (node-selector.ts nodeSelectors).
    */
   selector?: string;
+  /**
+   * The name the service holds an owned-elsewhere table under, when not the model's (a table registered under
+   * another name over the model's relation): the name --adopt takes, for apply's hint (not printed).
+   */
+  heldName?: string;
   /** What apply sends (not printed). */
   work?: TableWork;
 }

@@ -197,8 +197,23 @@ export function chooseConnector(
   options: Pick<PlanOptions, 'connectorId' | 'env'>,
 ): Connector | { id: null; environmentLabel: string } {
   const list = connectorLines(connectors);
-  if (options.connectorId !== undefined) return findConnector(connectors, options.connectorId);
   const env = options.env;
+  if (options.connectorId !== undefined) {
+    const named = findConnector(connectors, options.connectorId);
+    // --env with a connector of another environment (--connector, or gds.yml's connector: where environments:
+    // names no entry for it): never planned, nor applied, in the connector's environment instead of --env's.
+    if (env !== undefined && named.environmentLabel !== env)
+      throw new CliError(
+        `--env ${env}, but connector ${named.name} (${named.id}) is in ${named.environmentLabel}.`,
+        {
+          exitCode: ExitCode.Usage,
+          code: 'connector_environment_mismatch',
+          suggestion: `Name a connector of ${env} (--connector, or in gds.yml: environments: {${env}: {connector: …}}), or leave --env out to plan in ${named.environmentLabel}. Connectors:\n${list}`,
+          details: { env, connector: named.id, connectorEnvironment: named.environmentLabel },
+        },
+      );
+    return named;
+  }
   const candidates = env === undefined ? connectors : connectors.filter((c) => c.environmentLabel === env);
   const [only] = candidates;
   if (only !== undefined && candidates.length === 1) return only;
@@ -754,8 +769,11 @@ export async function planProject(
           : await heldTableDiffs(row, work, connector.id ?? undefined);
       const changed = compared.changes.definition || compared.changes.gate1 || compared.changes.contract;
       const owned = row === undefined ? undefined : ownershipOf(row);
-      const adopting = owned !== undefined && owned.ownership !== 'this' && adopt.has(lower(tableName));
-      if (adopting) adopted.add(lower(tableName));
+      // --adopt names the table the service holds: over the model's relation, it may hold another name (a
+      // table another team registered by hand over it), which --adopt of the model's name never takes over.
+      const heldName = row !== undefined && lower(row.name) !== lower(tableName) ? row.name : undefined;
+      const adopting = owned !== undefined && owned.ownership !== 'this' && adopt.has(lower(row?.name));
+      if (adopting) adopted.add(lower(row?.name));
       const elsewhere = owned !== undefined && owned.ownership !== 'this' && !adopting;
       const forbidden =
         row === undefined || elsewhere
@@ -799,6 +817,7 @@ export async function planProject(
         notMappedTests: declaration.notMappedTests,
         ...(declaration.rules === undefined ? {} : { rules: declaration.rules }),
         ...(action === 'owned-elsewhere' ? { selector: selectorOf(declaration.uniqueId) ?? tableName } : {}),
+        ...(action === 'owned-elsewhere' && heldName !== undefined ? { heldName } : {}),
         changes: compared.changes,
         diffs: compared.diffs,
         ...(row === undefined || owned === undefined
@@ -808,7 +827,7 @@ export async function planProject(
           ? {
               reason:
                 owned?.namesake === true
-                  ? namesakeReason(row, tableName, projectName, projectSchemas)
+                  ? namesakeReason(row, row.name, projectName, projectSchemas)
                   : ownedElsewhereReason(row, tableName, prefix),
             }
           : {}),
@@ -1067,13 +1086,19 @@ function namesakesReason(declaration: DbtDeclaration, namesakes: DbtDeclaration[
 }
 
 function ownedElsewhereReason(row: TableListRow, name: string, prefix: string): string {
+  // A table over the model's relation under another name: named, and what --adopt would do to it.
+  const held =
+    lower(row.name) === lower(name)
+      ? ''
+      : `table ${row.name} (${row.id}) over the model's relation ${row.source ?? ''}, `;
+  const renamed = held === '' ? '' : ` (apply then renames it ${name})`;
   const by =
     row.project !== null && row.project !== undefined
       ? `by project ${row.project}`
       : lower(row.artifactFile).startsWith(lower(prefix))
         ? `registered with no project, as ${row.artifactFile ?? ''} on connector ${row.connectorId ?? '(none)'}: by hand, or by a gds before projects were recorded; the file name alone does not make it this project's`
         : 'registered by hand';
-  return `owned elsewhere (${by}): apply refuses it (exit 6); pass --adopt ${name} to take it over, or --exclude its model.`;
+  return `owned elsewhere (${held}${by}): apply refuses it (exit 6); pass --adopt ${row.name} to take it over${renamed}, or --exclude its model.`;
 }
 
 const sortedList = (values: Iterable<string>) => [...new Set(values)].sort().join(', ');

@@ -169,9 +169,9 @@ describe.each(ENGINES)('ownership of a project’s tables on $engine', ({ postgr
         tableId: hand?.id,
         reason: expect.stringContaining('registered by hand'),
       });
-      // What the plan says apply does with it is what apply does.
+      // What the plan says apply does with it is what apply does: --adopt names the table the service holds.
       expect(customers?.reason).toContain(
-        'apply refuses it (exit 6); pass --adopt p_customers to take it over',
+        `table hand_customers (${hand?.id ?? ''}) over the model's relation own_a.p_customers, registered by hand): apply refuses it (exit 6); pass --adopt hand_customers to take it over (apply then renames it p_customers)`,
       );
       expect(plan.counts.ownedElsewhere).toBe(1);
       const refused = await applyPlan(client, plan, { describe: describeError, prune: true });
@@ -180,8 +180,11 @@ describe.each(ENGINES)('ownership of a project’s tables on $engine', ({ postgr
       ]);
       expect(await versions()).toBe(before);
 
-      // --adopt p_customers: the owner is recorded first (audited), then the definition replaced.
-      const adopting = await planProject(client, mine, { connectorId: connectors.a, adopt: ['p_customers'] });
+      // --adopt hand_customers: the owner is recorded first (audited), then the definition replaced.
+      const adopting = await planProject(client, mine, {
+        connectorId: connectors.a,
+        adopt: ['hand_customers'],
+      });
       expect(adopting.tables.find((t) => t.table === 'p_customers')).toMatchObject({
         action: 'replace',
         adopt: { from: null },
