@@ -92,6 +92,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     });
     this.flags = flags as CommandFlags<T>;
     this.args = args as CommandArgs<T>;
+    refuseEmptyIds(args as Record<string, unknown>, this.ctor.args, this.commandWords());
     const jq = (flags as { jq?: string }).jq;
     if (jq !== undefined) {
       const out = new Output({ json: true, fields, jq, ...(listedFields ? { listedFields } : {}) });
@@ -175,6 +176,41 @@ function checkJsonFields(id: string | undefined, fields: readonly string[]): voi
     code: 'unknown_json_field',
     suggestion: `Available fields: ${known.join(', ')}.`,
     details: { unknown, available: known },
+  });
+}
+
+/** The arguments that name something on the service (a table, a record, a job, a request). */
+const ID_ARGUMENTS = ['tableId', 'table', 'id', 'jobId', 'requestId'];
+
+/**
+ * An id argument given empty (`gds status "$TABLE_ID"` with the variable unset), `.` or `..`: exit 2 before
+ * anything is sent. An empty one went to the service as an empty name or path segment, which answered with a
+ * lookup error of its own ("name must be given once, with a value", exit 7) or "Record  does not exist"
+ * (exit 5); a URL drops a `.` or `..` segment with the one before it, so `gds gate cancel ..` was sent as
+ * POST /api/cancel, another endpoint than the command's.
+ */
+function refuseEmptyIds(
+  args: Record<string, unknown>,
+  definitions: Record<string, { description?: string }> | undefined,
+  words: string,
+): void {
+  for (const name of ID_ARGUMENTS) refuseBadId(name, args[name], words, definitions?.[name]?.description);
+}
+
+/** Exit 2 when `value`, the id argument `name` of `gds <words>`, is empty, `.` or `..` (refuseEmptyIds). */
+export function refuseBadId(name: string, value: unknown, words: string, description?: string): void {
+  if (value === '.' || value === '..') {
+    throw new CliError(`The argument <${name}> is ${value}, which is no id: a URL drops it from its path.`, {
+      exitCode: ExitCode.Usage,
+      code: 'invalid_argument',
+      suggestion: `Give the id itself; nothing was sent. See \`gds ${words} --help\`.`,
+    });
+  }
+  if (value !== '') return;
+  throw new CliError(`The argument <${name}> is empty${description ? `: ${description}` : '.'}`, {
+    exitCode: ExitCode.Usage,
+    code: 'empty_argument',
+    suggestion: `Give it a value (a shell variable that is unset gives an empty argument); nothing was sent. See \`gds ${words} --help\`.`,
   });
 }
 

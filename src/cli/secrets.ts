@@ -20,7 +20,27 @@ export function redactError(error: CliError, argv: readonly string[]): CliError 
 /** `given` (the secrets of the command line and environment) and those the run came to hold since: the
  *  tokens its clients sent (a profile's token is in no flag or variable). */
 function withRunSecrets(given: readonly string[]): string[] {
-  return [...given, ...secretsOfRun()];
+  return withUrlForms([...given, ...secretsOfRun()]);
+}
+
+/**
+ * Each secret, and the forms a URL gives one that holds other characters than letters, digits and `-._~`: a
+ * token given where an id goes (`gds gate result "$SERVICE_TOKEN"`) is percent-encoded in the request's path
+ * or query, which errors, `details.request` and GDS_DEBUG's lines echo (`opaque%2BQwzr%2F…` is the token).
+ */
+function withUrlForms(secrets: readonly string[]): string[] {
+  const forms = new Set(secrets);
+  for (const secret of secrets) {
+    if (/^[\w.~-]*$/.test(secret)) continue;
+    try {
+      forms.add(encodeURIComponent(secret));
+      forms.add(encodeURI(secret));
+      forms.add(new URLSearchParams({ s: secret }).toString().slice(2));
+    } catch {
+      // A lone surrogate has no URL form (URIError): no request could carry it either.
+    }
+  }
+  return [...forms];
 }
 
 /**

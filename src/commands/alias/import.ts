@@ -28,7 +28,11 @@ export default class AliasImport extends BaseCommand<typeof AliasImport> {
   async run(): Promise<void> {
     const { parse } = await loadYaml();
     const source = this.args.file;
-    const { text } = await readTextInput(source, { maxBytes: 1024 * 1024, what: 'the alias file' });
+    const { text } = await readTextInput(source, {
+      flag: '<file>',
+      maxBytes: 1024 * 1024,
+      what: 'the alias file',
+    });
     let parsed: unknown;
     try {
       parsed = parse(text);

@@ -1,5 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
+import { refuseBadId } from '../../cli/base-command.js';
 import { boundedText, tableEnvFlag } from '../../cli/governance-flags.js';
 import { CliError, ExitCode } from '../../core/errors.js';
 import { MAX_NOTE_CHARS } from '../../core/text-bounds.js';
@@ -41,6 +42,8 @@ export default class RecertificationDismiss extends ApiCommand<typeof Recertific
       strict: false,
     });
     const ids = argv.map(String);
+    // Each id goes into a request's path: `rcr_1 ""` (an unset variable) or `..` is refused as the first one is.
+    for (const id of ids) refuseBadId('requestId', id, 'recertification dismiss');
     const { table, reason } = this.flags;
     if (ids.length === 0 && table === undefined) {
       throw new CliError(

@@ -11,6 +11,7 @@ import { integrationClaims } from '../../core/jwt-claims.js';
 import { refreshToken } from '../../services/tokens.js';
 import { readTextInput } from '../../io/input.js';
 import { CliError, ExitCode } from '../../core/errors.js';
+import { addRunSecret } from '../../core/redact.js';
 import { saveIntegrationTokens } from '../../auth/integration-profile.js';
 
 export default class TokensRefresh extends ApiCommand<typeof TokensRefresh> {
@@ -104,6 +105,9 @@ export default class TokensRefresh extends ApiCommand<typeof TokensRefresh> {
         suggestion: howTo,
       });
     }
+    // A secret of the run as --refresh-token's value is: masked wherever it is said back (a refusal that
+    // quotes it), though no flag or variable holds it.
+    addRunSecret(text);
     return text;
   }
 }
