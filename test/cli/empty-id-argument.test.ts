@@ -25,6 +25,14 @@ afterAll(async () => {
 
 const gds = (args: string[]) => runAs(server, 'ADMIN', dir, args);
 
+async function recordCount(tableId: string) {
+  const [row] = await server.sql<{ n: number }>(
+    'SELECT count(*)::int AS n FROM gds.records WHERE table_id = $1',
+    [tableId],
+  );
+  return row?.n;
+}
+
 describe('an empty id argument', () => {
   it.each([
     [['status', ''], 'tableId', 'status'],
@@ -43,17 +51,14 @@ describe('an empty id argument', () => {
 
   it('records delete of an empty record id under --json: one error line, and the rows are all there', async () => {
     const table = server.table('customers').id;
-    const before = await server.sql('SELECT count(*)::int AS n FROM gds.records WHERE table_id = $1', [
-      table,
-    ]);
+    const before = await recordCount(table);
     const r = await gds(['records', 'delete', table, '', '--yes', '--json']);
     expect(r.code, r.stderr).toBe(2);
     expect(r.stdout).toBe('');
     const error = JSON.parse(r.stderr.trim()) as { error: { code: string; message: string } };
     expect(error.error.code).toBe('empty_argument');
     expect(error.error.message).toContain('<id>');
-    const after = await server.sql('SELECT count(*)::int AS n FROM gds.records WHERE table_id = $1', [table]);
-    expect(after).toEqual(before);
+    expect(await recordCount(table)).toBe(before);
   });
 });
 
@@ -73,13 +78,10 @@ describe('an id argument . or ..', () => {
 
   it('records delete of record .. under --json: refused, and the rows are all there', async () => {
     const table = server.table('customers').id;
-    const before = await server.sql('SELECT count(*)::int AS n FROM gds.records WHERE table_id = $1', [
-      table,
-    ]);
+    const before = await recordCount(table);
     const r = await gds(['records', 'delete', table, '..', '--yes', '--json']);
     expect(r.code, r.stderr).toBe(2);
     expect((JSON.parse(r.stderr.trim()) as { error: { code: string } }).error.code).toBe('invalid_argument');
-    const after = await server.sql('SELECT count(*)::int AS n FROM gds.records WHERE table_id = $1', [table]);
-    expect(after).toEqual(before);
+    expect(await recordCount(table)).toBe(before);
   });
 });

@@ -42,6 +42,23 @@ async function scansHeld(count: number) {
   while (held.started.length < count) await sleep(10);
 }
 
+/** Scans from now on wait to be released; the count of scans starts again. */
+function holdScans() {
+  held.hold = true;
+  held.calls = 0;
+}
+
+/** Lets the oldest held scan go on, and the scans after it run at once. */
+function releaseScan() {
+  held.hold = false;
+  held.started.shift()?.release();
+}
+
+/** Gives a retry time to reach the scan (it waits for the first's answer instead, so none starts). */
+async function secondScanGiven() {
+  for (let i = 0; i < 20 && held.calls < 2; i += 1) await sleep(50);
+}
+
 describe.each(ENGINES)('a submission sent again while its scan runs, on $engine', ({ postgres, skip }) => {
   describe('one scan per Idempotency-Key at a time', needs(skip), () => {
     let server: TestServer;
@@ -80,16 +97,13 @@ describe.each(ENGINES)('a submission sent again while its scan runs, on $engine'
     it('a retry while the first attempt scans waits for its answer: one scan, one proof, one notification', async () => {
       const orders = server.table('orders').id;
       const before = await submitted(orders);
-      held.hold = true;
-      held.calls = 0;
+      holdScans();
       const first = submit(orders, 'ci-77-orders');
       await scansHeld(1);
       const retry = submit(orders, 'ci-77-orders');
-      // The retry is given time to reach the scan, as it did before: it waits for the first's answer instead.
-      for (let i = 0; i < 20 && held.calls < 2; i += 1) await sleep(50);
+      await secondScanGiven();
       expect(held.calls).toBe(1);
-      held.hold = false;
-      held.started.shift()?.release();
+      releaseScan();
       const [a, b] = await Promise.all([first, retry]);
       expect([a.status, b.status]).toEqual([201, 201]);
       expect(b.body).toEqual(a.body);
@@ -106,12 +120,11 @@ describe.each(ENGINES)('a submission sent again while its scan runs, on $engine'
     it('the first attempt failed during its scan: the retry waiting for it scans itself and submits once', async () => {
       const customers = server.table('customers').id;
       const before = await submitted(customers);
-      held.hold = true;
-      held.calls = 0;
+      holdScans();
       const first = submit(customers, 'ci-78-customers');
       await scansHeld(1);
       const retry = submit(customers, 'ci-78-customers');
-      for (let i = 0; i < 20 && held.calls < 2; i += 1) await sleep(50);
+      await secondScanGiven();
       expect(held.calls).toBe(1);
       held.started
         .shift()
@@ -122,8 +135,7 @@ describe.each(ENGINES)('a submission sent again while its scan runs, on $engine'
       expect(a.status).toBe(409);
       // The retry took the mark the first left and scans now (held again: released here).
       await scansHeld(1);
-      held.hold = false;
-      held.started.shift()?.release();
+      releaseScan();
       const b = await retry;
       expect(b.status, JSON.stringify(b.body)).toBe(201);
       expect(b.headers.get('idempotent-replayed')).toBeNull();
@@ -193,15 +205,13 @@ describe.each(ENGINES)('a submission sent again while its scan runs, on $engine'
 
     it('the key at work for another request: 422 idempotency_key_reused at once', async () => {
       const customers = server.table('customers').id;
-      held.hold = true;
-      held.calls = 0;
+      holdScans();
       const first = submit(server.table('orders').id, 'ci-81');
       await scansHeld(1);
       const other = await submit(customers, 'ci-81');
       expect(other.status).toBe(422);
       expect(other.body.error.code).toBe('idempotency_key_reused');
-      held.hold = false;
-      held.started.shift()?.release();
+      releaseScan();
       expect((await first).status).toBe(201);
       expect(held.calls).toBe(1);
     });
