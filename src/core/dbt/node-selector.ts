@@ -4,8 +4,9 @@ import type { ManifestNode } from './manifest.js';
 /**
  * The node's name read from its unique id, as dbt's selection (src/core/dbt/select.ts isSelectedNode) matches
  * it: `model.shop.customers` is `customers`, a versioned model's `model.shop.dim_customers.v2` is
- * `dim_customers_v2`. Not the relation's alias, nor a promoted table's name (`customers_production`): dbt's
- * selection knows neither. Undefined for an id not so made.
+ * `dim_customers.v2` (dbt 1.5 read only the dot, `dim_customers_v2` from 1.6: dbt-core #7639, #7995). Not the
+ * relation's alias, nor a promoted table's name (`customers_production`): dbt's selection knows neither.
+ * Undefined for an id not so made.
  */
 export function nodeSelector(uniqueId: string | null): string | undefined {
   const parts = uniqueId?.split('.') ?? [];
@@ -13,7 +14,7 @@ export function nodeSelector(uniqueId: string | null): string | undefined {
   if (!packageName || !name) return undefined;
   if (parts.length === 3) return name;
   return parts.length === 4 && version !== undefined && /^v[A-Za-z0-9_]+$/.test(version)
-    ? `${name}_${version}`
+    ? `${name}.${version}`
     : undefined;
 }
 
@@ -27,8 +28,9 @@ export function nodeSelector(uniqueId: string | null): string | undefined {
  * package where another package has that path). One argument, no shell quoting. dbt's default and fqn:
  * methods (select.ts fqnMatches, isSelectedNode) match a selector without wildcards when it is the fqn's leaf
  * (a versioned model's: the part before its version, or the last two joined by `_` equal the selector's last
- * two so joined), or a prefix of the dotted fqn, with or without its package. The index is built once (each
- * node's keys), so that a plan of 5,000 models asks in O(1) per node.
+ * two so joined; dbt 1.5 joined them by `.`, which reaches no more), or a prefix of the dotted fqn, with or
+ * without its package. The index is built once (each node's keys), so that a plan of 5,000 models asks in
+ * O(1) per node.
  */
 export function nodeSelectors(nodes: Iterable<SelectedBy>): (uniqueId: string | null) => string | undefined {
   const byKey = new Map<string, string[]>();

@@ -129,6 +129,8 @@ export function declareDbtProject(
   const declarations: DbtDeclaration[] = [];
   const refusals: DbtRefusal[] = [];
   const skipped: DbtSkipped[] = [];
+  const selectorOf = lazySelectors(manifest);
+  const home = homeDatabase(manifest);
   for (let i = 0; i < selected.length; i++) {
     const id = selected[i] as string;
     const node = manifest.nodes.get(id);
@@ -139,6 +141,12 @@ export function declareDbtProject(
       const why = node.empty === true ? EMPTY : EPHEMERAL;
       const skip = leftOut(node, tests, why, 'gds governs no table of this model');
       skipped.push({ ...skip, notMappedTests: [...skip.notMappedTests, ...left] });
+      continue;
+    }
+    const elsewhere = otherDatabase(node, home, selectorOf);
+    if (elsewhere !== undefined) {
+      const refusal = leftOut(node, tests, elsewhere, 'the table is refused');
+      refusals.push({ ...refusal, notMappedTests: [...refusal.notMappedTests, ...left] });
       continue;
     }
     const outcome = reader.declare(node, tests, warnings);
@@ -159,7 +167,7 @@ export function declareDbtProject(
     ...(manifest.adapter === undefined ? {} : { adapter: manifest.adapter }),
     declarations,
     refusals,
-    selectorOf: lazySelectors(manifest),
+    selectorOf,
     ...(skipped.length === 0 ? {} : { skipped }),
     nodeNames: built.map((n) => n.alias),
     // As each declaration's source is made (a node with no schema declares none).
@@ -215,6 +223,52 @@ function lazySelectors(manifest: Manifest): (uniqueId: string | null) => string 
   });
   let selectorOf: ((uniqueId: string | null) => string | undefined) | undefined;
   return (uniqueId) => (selectorOf ??= nodeSelectors(nodes))(uniqueId);
+}
+
+/**
+ * The database the project builds its tables into: the one most of its enabled models, seeds and snapshots
+ * with a relation are in (dbt's target database, unless most are configured elsewhere), the first of them on a
+ * tie; compared without case (Snowflake folds an unquoted name). Undefined when no node names one.
+ */
+function homeDatabase(manifest: Manifest): string | undefined {
+  const counts = new Map<string, { name: string; count: number }>();
+  manifest.nodes.forEach((n) => {
+    if (
+      !DECLARED_TYPES.has(n.resourceType) ||
+      !n.enabled ||
+      n.materialized === 'ephemeral' ||
+      n.empty === true
+    )
+      return;
+    if (n.database === undefined) return;
+    const key = n.database.toLowerCase();
+    const seen = counts.get(key);
+    if (seen === undefined) counts.set(key, { name: n.database, count: 1 });
+    else seen.count += 1;
+  });
+  let home: { name: string; count: number } | undefined;
+  for (const entry of counts.values()) if (home === undefined || entry.count > home.count) home = entry;
+  return home?.name;
+}
+
+/**
+ * Why a node dbt builds into another database than the project's is refused, or undefined: the service names
+ * a table by schema and table on a connector that reads one database (it has no database part), so the table
+ * would be declared as if it were in `home`, where a namesake may be, or nothing.
+ */
+function otherDatabase(
+  node: ManifestNode,
+  home: string | undefined,
+  selectorOf: (uniqueId: string | null) => string | undefined,
+): string | undefined {
+  const { database } = node;
+  if (database === undefined || home === undefined || database.toLowerCase() === home.toLowerCase())
+    return undefined;
+  const kind =
+    node.resourceType === 'snapshot' ? 'snapshot' : node.resourceType === 'seed' ? 'seed' : 'model';
+  const config = kind === 'snapshot' ? 'its target_database or database config' : 'its database config';
+  const relation = node.schema === undefined ? node.alias : `${node.schema}.${node.alias}`;
+  return `the ${kind} is built into database ${database} (${config}), not ${home} where the project's other models are: a table of the service is a schema and table on a connector that reads one database, so ${relation} would be declared as if it were in ${home}; build it in ${home}, or leave it out with --exclude ${selectorOf(node.uniqueId) ?? node.name}`;
 }
 
 /** A node refused or skipped, with the reason, each of its tests listed as not mapped (`why`). */

@@ -26,7 +26,7 @@ describe('nodeSelector', () => {
 
   it.each([
     ['model.shop.customers', 'customers'],
-    ['model.shop.orders.v2', 'orders_v2'],
+    ['model.shop.orders.v2', 'orders.v2'],
     ['seed.shop.countries', 'countries'],
   ])('%s is --exclude %s, which excludes that node alone', (uniqueId, selector) => {
     expect(nodeSelector(uniqueId)).toBe(selector);
