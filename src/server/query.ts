@@ -1,4 +1,5 @@
 // Strict query-string parsing: unknown parameters and malformed values are a 400 naming the parameter.
+import { isoTimestamp } from '../core/iso-timestamp.js';
 import { badCharacter } from '../core/text-rule.js';
 import { badRequest } from './errors.js';
 
@@ -79,20 +80,11 @@ export function booleanParam(query: Query, name: string, fallback: boolean): boo
   return raw === 'true';
 }
 
-const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})?)?$/;
-
-/** Whether the date part of `raw` is a day its month has: JavaScript reads 2026-02-30 as March 2. */
-function isCalendarDate(raw: string): boolean {
-  const [year, month, day] = raw.slice(0, 10).split('-').map(Number) as [number, number, number];
-  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
-  const days = month === 2 ? (leap ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31;
-  return day >= 1 && day <= days;
-}
-
 export function timestampParam(query: Query, name: string): string | undefined {
   const raw = stringParam(query, name);
   if (raw === undefined) return undefined;
-  if (!ISO_TIMESTAMP.test(raw) || Number.isNaN(Date.parse(raw)) || !isCalendarDate(raw)) {
+  const time = isoTimestamp(raw);
+  if (time === undefined) {
     throw badRequest(
       'invalid_query',
       `${name} must be an ISO-8601 timestamp such as 2026-01-31T12:00:00Z; got "${raw}".`,
@@ -101,7 +93,5 @@ export function timestampParam(query: Query, name: string): string | undefined {
       },
     );
   }
-  // A time without an offset is UTC, as a date alone is: JavaScript would read it in the server's own zone.
-  const zoned = /T[^Z+-]*$/.test(raw) ? `${raw}Z` : raw;
-  return new Date(zoned).toISOString();
+  return time;
 }

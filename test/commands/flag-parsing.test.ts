@@ -103,6 +103,16 @@ describe('gds audit list', () => {
       expect((await flagsOf(AuditList, ['--since', '2026-01-31T12:00:00-05:00'])).since).toBe(
         '2026-01-31T17:00:00.000Z',
       );
+      // RFC 3339's other spellings of the same times.
+      expect((await flagsOf(AuditList, ['--since', '2026-01-31 12:00'])).since).toBe(
+        '2026-01-31T12:00:00.000Z',
+      );
+      expect((await flagsOf(AuditList, ['--since', '2026-01-31t12:00:00z'])).since).toBe(
+        '2026-01-31T12:00:00.000Z',
+      );
+      expect((await flagsOf(AuditList, ['--since', '2026-01-31T12:00:00+0200'])).since).toBe(
+        '2026-01-31T10:00:00.000Z',
+      );
     } finally {
       if (zone === undefined) delete process.env.TZ;
       else process.env.TZ = zone;
@@ -111,6 +121,10 @@ describe('gds audit list', () => {
 
   it.each([
     [['--since', 'yesterday'], 'yesterday is not an ISO-8601 time'],
+    // JavaScript reads a day its month does not have as one of the next month (2026-03-02): refused, as the service does.
+    [['--since', '2026-02-30'], '--since 2026-02-30 is not a day of the calendar'],
+    [['--since', '2026-04-31T12:00:00Z'], '--since 2026-04-31T12:00:00Z is not a day of the calendar'],
+    [['--since', '2025-02-29'], '--since 2025-02-29 is not a day of the calendar'],
     [['--limit', '0'], 'greater than or equal to 1'],
     [['--limit', '201'], 'less than or equal to 200'],
     [['--limit', 'ten'], 'expects an integer'],

@@ -5,6 +5,7 @@ import { ApiCommand } from '../../cli/api-command.js';
 import type { AuditEntry } from '../../contract/types.js';
 import { auditEntryPages, listAuditEntries } from '../../services/audit.js';
 import { echoed } from '../../core/echo.js';
+import { isCalendarDate, isoTimestamp } from '../../core/iso-timestamp.js';
 
 const columns: ReadonlyArray<Column<AuditEntry>> = [
   { header: 'Time', kind: 'time', value: (e) => e.createdAt },
@@ -37,11 +38,19 @@ export default class AuditList extends ApiCommand<typeof AuditList> {
       description:
         'Only entries at or after this ISO-8601 time (a date alone means its midnight UTC, a time without an offset is UTC).',
       parse: async (input) => {
-        // A time without an offset is UTC, as the service reads it (JavaScript would read it in the local zone).
-        const time = Date.parse(/T[^Zz+-]*$/.test(input) ? `${input}Z` : input);
-        if (Number.isNaN(time))
-          throw new Error(`${input} is not an ISO-8601 time, e.g. 2026-01-31 or 2026-01-31T12:00:00Z`);
-        return new Date(time).toISOString();
+        // Read as the service reads it: a time without an offset is UTC, and 2026-02-30 is no day (JavaScript
+        // alone would read the one in the local zone and the other as March 2).
+        // RFC 3339's other spellings are taken as the same time: a space or t for T, z for Z, +0200 for +02:00.
+        const spelled = input
+          .replace(/^(\d{4}-\d{2}-\d{2})[ t](?=\d)/, '$1T')
+          .replace(/z$/, 'Z')
+          .replace(/(T[\d:.]+[+-]\d{2})(\d{2})$/, '$1:$2');
+        const time = isoTimestamp(spelled);
+        if (time !== undefined) return time;
+        const form = 'an ISO-8601 date or time, e.g. 2026-01-31 or 2026-01-31T12:00:00Z';
+        if (/^\d{4}-\d{2}-\d{2}/.test(input) && !isCalendarDate(input))
+          throw new Error(`--since ${echoed(input)} is not a day of the calendar; give ${form}`);
+        throw new Error(`${echoed(input)} is not an ISO-8601 time; give ${form}`);
       },
     })(),
     limit: Flags.integer({
