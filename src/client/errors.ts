@@ -11,6 +11,8 @@ export interface ApiErrorInit {
   retryAfterSeconds?: number;
   method: string;
   url: string;
+  /** The answer's headers as received, lower-case names (`gds api -i`). */
+  headers?: Array<[string, string]>;
 }
 
 /** The service answered with a non-2xx status (or with a body the client cannot read). */
@@ -26,6 +28,8 @@ export class ApiError extends Error {
   readonly retryAfterSeconds: number | undefined;
   readonly method: string;
   readonly url: string;
+  /** The answer's headers as received, lower-case names; empty when the error is not an answer's. */
+  readonly headers: Array<[string, string]>;
 
   constructor(init: ApiErrorInit) {
     super(init.message);
@@ -36,6 +40,7 @@ export class ApiError extends Error {
     this.retryAfterSeconds = init.retryAfterSeconds;
     this.method = init.method;
     this.url = init.url;
+    this.headers = init.headers ?? [];
   }
 }
 
@@ -147,6 +152,7 @@ export function apiErrorFrom(
     statusText: string;
     requestId: string | undefined;
     retryAfterSeconds: number | undefined;
+    headers?: Array<[string, string]>;
   },
   bodyText: string,
   request: { method: string; url: string },
@@ -161,6 +167,7 @@ export function apiErrorFrom(
     details: redactJson(envelope.details, knownSecrets),
     requestId: res.requestId,
     retryAfterSeconds: res.retryAfterSeconds,
+    ...(res.headers === undefined ? {} : { headers: res.headers }),
     ...request,
   });
 }

@@ -383,7 +383,13 @@ export function createTransport(options: TransportOptions): Transport {
             continue;
           }
         }
-        const context = { status: res.status, statusText: res.statusText, requestId, retryAfterSeconds };
+        const context = {
+          status: res.status,
+          statusText: res.statusText,
+          requestId,
+          retryAfterSeconds,
+          headers: res.headers.entries?.() ?? [],
+        };
         failure = apiErrorFrom(context, text, { method: req.method, url }, tokensSeen);
         outcome = { kind: 'status', status: res.status, retryAfterSeconds };
       }

@@ -103,6 +103,7 @@ export default class Api extends ApiCommand<typeof Api> {
 
   async run(): Promise<void> {
     const { input, method, header, paginate, include, silent } = this.flags;
+    this.refuseStdinTwice();
     const body = input === undefined ? undefined : await this.readJsonBody(input);
     const fields = [...(this.flags['raw-field'] ?? []), ...(await this.withFiles(this.flags.field ?? []))];
     const headers = header ?? [];
@@ -176,6 +177,27 @@ export default class Api extends ApiCommand<typeof Api> {
     const text = `${lines.join('\n')}\n\n`;
     if (this.out.json) this.out.stderr.write(text);
     else this.out.stdout.write(text);
+  }
+
+  /** Stdin is read once: a second reader (--input -, -F key=@-) would get nothing, silently, as gh refuses. */
+  private refuseStdinTwice(): void {
+    const readers = [
+      ...(this.flags.input === '-' ? ['--input -'] : []),
+      ...(this.flags.field ?? [])
+        .filter(([, value]) => value === '@-')
+        .map(([key]) => `-F ${echoed(key)}=@-`),
+    ];
+    if (readers.length < 2) return;
+    const named = `${readers.slice(0, -1).join(', ')} and ${readers.at(-1) ?? ''}`;
+    throw new CliError(
+      `${named} ${readers.length === 2 ? 'both' : 'all'} read stdin, which can be read once.`,
+      {
+        exitCode: ExitCode.Usage,
+        code: 'stdin_read_twice',
+        suggestion:
+          'Let one of them read stdin, and give the others from files (-F key=@file, --input file).',
+      },
+    );
   }
 
   /** -F key=@file reads the value from a file, -F key=@- from stdin (as text). */

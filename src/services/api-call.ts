@@ -79,13 +79,18 @@ export async function callApi(
     };
   } catch (error) {
     if (!(error instanceof Error) || error.name !== 'ApiError') throw error;
-    const failure = error as Error & { status: number; code: string; details: unknown; headers?: unknown };
+    const failure = error as Error & {
+      status: number;
+      code: string;
+      details: unknown;
+      headers?: Array<[string, string]>;
+    };
     // A success whose body is not JSON is the client's failure to read it, not an answer to print.
     if (failure.status < 400) throw error;
     const envelope = { code: failure.code, message: failure.message, ...detailsOf(failure.details) };
     return {
       status: failure.status,
-      headers: [],
+      headers: failure.headers ?? [],
       body: { error: envelope },
       exitCode: exitCodeForStatus(failure.status),
     };

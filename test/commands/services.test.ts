@@ -246,7 +246,7 @@ describe('callApi', () => {
       status: 403,
       body: { error: { code: 'nope', message: 'No.', details: { echo: 'Bearer ****' } } },
       exitCode: 4,
-      headers: [],
+      headers: expect.arrayContaining([['content-type', 'application/json']]),
     });
   });
 
@@ -349,7 +349,7 @@ describe('callApi', () => {
         status,
         body: { error },
         exitCode,
-        headers: [],
+        headers: expect.arrayContaining([['content-type', 'application/json']]),
       });
     },
   );

@@ -162,3 +162,47 @@ describe('gds api', () => {
     expect(await sent('--field=tags[]=1', '--raw-field', 'name=007')).toEqual({ name: '007', tags: [1] });
   });
 });
+
+describe('gds api: an error answer, and stdin read by one field alone', () => {
+  it('-i prints the status line and headers of an error answer too, on stdout; the error on stderr, exit 5', async () => {
+    const r = await runInProcess(['api', '/api/tables/tbl_missing', '-i'], { env: env() });
+    expect(r.code).toBe(5);
+    expect(r.stdout).toMatch(/^HTTP\/1\.1 404 Not Found\n/);
+    expect(r.stdout).toMatch(/^content-type: application\/json/m);
+    expect(r.stdout).toMatch(/\n\n$/);
+    expect(r.stderr).toContain('not_found');
+    expect(r.stdout).not.toContain('not_found');
+  });
+
+  it('-F a=@- -F b=@- is exit 2 before anything is sent: only one field may read stdin', async () => {
+    recorded.length = 0;
+    const r = await runInProcess(
+      ['api', 'things', '--base', echoBase, '--token', 'cli_echo0123456789', '-F', 'a=@-', '-F', 'b=@-'],
+      { env: { GDS_CONFIG_DIR: '/nonexistent/gds' }, input: 'from stdin' },
+    );
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/-F a=@- and -F b=@- both read stdin/);
+    expect(recorded).toEqual([]);
+    const json = await runInProcess(
+      [
+        'api',
+        'things',
+        '--base',
+        echoBase,
+        '--token',
+        'cli_echo0123456789',
+        '-F',
+        'a=@-',
+        '--input',
+        '-',
+        '--json',
+      ],
+      { env: { GDS_CONFIG_DIR: '/nonexistent/gds' }, input: '{}' },
+    );
+    expect(json.code).toBe(2);
+    expect(JSON.parse(json.stderr.trim().split('\n').at(-1) ?? '')).toMatchObject({
+      error: { code: 'stdin_read_twice' },
+    });
+    expect(recorded).toEqual([]);
+  });
+});
