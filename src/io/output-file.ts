@@ -49,7 +49,9 @@ export async function writeFileAtomically(
   const dropTemp = () => rmSync(temp, { force: true });
   process.once('exit', dropTemp);
   try {
-    const handle = await open(temp, 'wx', mode);
+    const handle = await open(temp, 'wx', mode).catch((error: unknown) => {
+      throw aboutTarget(error, temp, path);
+    });
     try {
       await handle.writeFile(text, 'utf8');
       await handle.sync();
@@ -68,6 +70,20 @@ export async function writeFileAtomically(
   } finally {
     process.off('exit', dropTemp);
   }
+}
+
+/**
+ * What failed to create the temporary file, said of `path`, which the user named: the temporary name means
+ * nothing to them. A folder that does not exist (`-o reports/missing/out.json`) is said in so many words.
+ */
+function aboutTarget(error: unknown, temp: string, path: string): unknown {
+  const failure = error as NodeJS.ErrnoException;
+  if (failure.path !== temp) return error;
+  const message =
+    failure.code === 'ENOENT'
+      ? `the folder ${echoedPath(dirname(path))} does not exist`
+      : failure.message.replaceAll(temp, path);
+  return Object.assign(new Error(message), { code: failure.code, path });
 }
 
 function writeError(path: string, { flag, example }: WriteOptions, error: unknown): CliError {

@@ -220,10 +220,14 @@ export async function diffWithServer(
     before = current === null ? { name: `${tableId} (no gate1.yml yet)`, text: '' } : side(current);
     after = target.after;
   } else {
-    [before, after] = await Promise.all([
+    // Both asked at once; when neither exists, the error said is --from's, whichever answer came first.
+    const [from, to] = await Promise.allSettled([
       client.gates.version(tableId, target.from, call).then(side),
       client.gates.version(tableId, target.to, call).then(side),
     ]);
+    if (from.status === 'rejected') throw from.reason;
+    if (to.status === 'rejected') throw to.reason;
+    [before, after] = [from.value, to.value];
   }
   const diff = await diffGateTexts(await loadGateDiffLibraries(), before, after, {
     semantic: options.semantic,

@@ -382,8 +382,12 @@ async function fileSink(output: string, keepBytes: number, replace: boolean): Pr
       await handle.truncate(keepBytes);
     }
   } catch (error) {
+    // The part file is gds's own name: a folder that does not exist is said of the FILE the user named.
+    const missing = keepBytes === 0 && (error as NodeJS.ErrnoException).code === 'ENOENT';
     throw new CliError(
-      `Cannot write ${echoedPath(part)}: ${withPathEchoed((error as Error).message, part)}`,
+      missing
+        ? `Cannot write ${echoedPath(output)}: the folder ${echoedPath(dirname(output))} does not exist`
+        : `Cannot write ${echoedPath(part)}: ${withPathEchoed((error as Error).message, part)}`,
       {
         exitCode: ExitCode.Usage,
         code: 'output_unwritable',

@@ -56,6 +56,20 @@ describe('records export --output', () => {
     expect(await readdir(target)).toEqual([]);
   });
 
+  it('--output into a folder that does not exist: exit 2 naming the path given and the missing folder', async () => {
+    const folder = await freshDir();
+    const target = join(folder, 'missing', 'rows.ndjson');
+    const r = await gds(['--output', target, '--json']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    const { error } = JSON.parse(r.stderr.trim()) as { error: { code: string; message: string } };
+    expect(error).toMatchObject({
+      code: 'output_unwritable',
+      message: `Cannot write ${target}: the folder ${join(folder, 'missing')} does not exist`,
+    });
+    expect(await readdir(folder)).toEqual([]);
+  });
+
   it('--output - writes the rows to stdout and no file named "-"', async () => {
     const folder = await freshDir();
     const r = await gds(['--output', '-'], folder);

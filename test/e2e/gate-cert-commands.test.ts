@@ -3,7 +3,7 @@
 // run may print a credential whole (checked at the end). gds runs in the test process (runInProcess), but in
 // a shell pipeline.
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -166,6 +166,24 @@ describe('a table from push to promotion', () => {
     expect((await gds(['gate', 'get', table])).code).toBe(5);
   });
 
+  it('gate diff --from/--to of a table without any gate1.yml: exit 5 saying it has none, not "v1 to v0"', async () => {
+    const diff = await gds(['gate', 'diff', table, '--from', 'v1', '--to', 'v2']);
+    expect(diff.code, diff.stderr).toBe(5);
+    expect(diff.stdout).toBe('');
+    expect(diff.stderr).toContain(`Table ${table} has no gate1.yml version 1; it has none yet.`);
+    expect(diff.stderr).not.toContain('v0');
+    const json = await gds(['gate', 'diff', table, '--from', 'v1', '--to', 'v2', '--json']);
+    expect(json.code).toBe(5);
+    expect(lines(json.stderr)).toEqual([
+      {
+        error: expect.objectContaining({
+          code: 'gate1_version_not_found',
+          message: `Table ${table} has no gate1.yml version 1; it has none yet.`,
+        }) as unknown,
+      },
+    ]);
+  });
+
   it('gate apply stores a valid file; gate get prints it byte for byte or writes it (never over a file without --force)', async () => {
     const applied = await gds(['gate', 'apply', table, '-f', '-', '--json'], { input: badGate });
     expect(applied.code, applied.stderr).toBe(0);
@@ -189,6 +207,29 @@ describe('a table from push to promotion', () => {
     expect(await readFile(out, 'utf8')).toBe('mine\n');
     expect((await gds(['gate', 'get', table, '-o', out, '--force'])).code).toBe(0);
     expect(await readFile(out, 'utf8')).toBe(badGate);
+  });
+
+  it('gate get -o into a folder that does not exist: exit 2 naming the path given and the missing folder, nothing written', async () => {
+    const out = join(dir, 'missing', 'got.yml');
+    const before = await readdir(dir);
+    const refused = await gds(['gate', 'get', table, '-o', out]);
+    expect(refused.code).toBe(2);
+    expect(refused.stdout).toBe('');
+    expect(refused.stderr).toContain(
+      `Cannot write ${out}: the folder ${join(dir, 'missing')} does not exist`,
+    );
+    expect(refused.stderr).not.toContain('.tmp');
+    const json = await gds(['gate', 'get', table, '-o', out, '--json']);
+    expect(json.code).toBe(2);
+    expect(lines(json.stderr)).toEqual([
+      {
+        error: expect.objectContaining({
+          code: 'output_unwritable',
+          message: `Cannot write ${out}: the folder ${join(dir, 'missing')} does not exist`,
+        }) as unknown,
+      },
+    ]);
+    expect(await readdir(dir)).toEqual(before);
   });
 
   it('gate diff: exit 0 against the identical server version, 1 with a diff against another file', async () => {
@@ -219,6 +260,9 @@ describe('a table from push to promotion', () => {
     const diff = await gds(['gate', 'diff', table, '--from', 'v1', '--to', 'v2', '--json']);
     expect(diff.code).toBe(1);
     expect(only(diff)).toMatchObject({ identical: false });
+    const beyond = await gds(['gate', 'diff', table, '--from', 'v1', '--to', 'v9']);
+    expect(beyond.code, beyond.stderr).toBe(5);
+    expect(beyond.stderr).toContain(`Table ${table} has no gate1.yml version 9; it has 2 (v1 to v2).`);
     expect((await gds(['gate', 'run', table])).code).toBe(0);
   });
 

@@ -105,9 +105,11 @@ export function gateRoutes(app: FastifyInstance, ctx: AppContext): void {
     }
     const found = await gate1Version(ctx.db, table.id, Number(match[1]));
     if (!found) {
+      const latest = table.versions.gate1;
+      const has = latest === 0 ? 'none yet' : latest === 1 ? '1 (v1)' : `${latest} (v1 to v${latest})`;
       throw notFound(
         'gate1_version_not_found',
-        `Table ${table.id} has no gate1.yml version ${match[1]}; it has ${table.versions.gate1} (v1 to v${table.versions.gate1}).`,
+        `Table ${table.id} has no gate1.yml version ${match[1]}; it has ${has}.`,
         { tableId: table.id, version: Number(match[1]), latest: table.versions.gate1 },
       );
     }
