@@ -6,6 +6,7 @@
 // in 10 ms. An artifact no warehouse could hold, or too big to read in about a second, is refused in
 // linear scans. Pure: no I/O.
 import { countText } from './count-text.js';
+import { characterCount } from './text-bounds.js';
 
 /** The largest request body the service takes (recertify, §8: 413 over 25 MB); every other route's too. */
 export const REQUEST_BODY_LIMIT_BYTES = 25 * 1024 * 1024;
@@ -61,13 +62,16 @@ const isWordPart = (code: number) => isWordStart(code) || (code >= 48 && code <=
 /**
  * The most columns one SELECT lists: the commas of a select list (from SELECT to its FROM, WHERE, … at the
  * same depth of parentheses and brackets) plus one, outside quotes and comments. Commas between CTEs, in FROM, GROUP BY
- * or a function's arguments are not columns. A linear scan, not a parse.
+ * or a function's arguments are not columns. A clause's word after AS or a dot is a name (`x AS order`, `t.limit`),
+ * which ends no list. A linear scan, not a parse.
  */
 function selectedColumns(sql: string): number {
   let depth = 0;
   /** By depth: the commas of the select list open there, or -1 when none is. */
   const open: number[] = [-1];
   let most = 0;
+  /** After AS or a dot: the next word names a column or alias, even a clause's word. */
+  let nameNext = false;
   const end = (at: number) => {
     const commas = open[at] ?? -1;
     if (commas >= 0) most = Math.max(most, commas + 1);
@@ -76,6 +80,8 @@ function selectedColumns(sql: string): number {
   for (let i = 0; i < sql.length; i++) {
     const c = sql[i];
     const code = sql.charCodeAt(i);
+    const named = nameNext;
+    if (code > 32) nameNext = c === '.';
     if (c === "'" || c === '"') {
       const close = sql.indexOf(c, i + 1);
       i = close < 0 ? sql.length : close; // a doubled quote closes and reopens: same result
@@ -101,12 +107,15 @@ function selectedColumns(sql: string): number {
       let next = i + 1;
       while (next < sql.length && isWordPart(sql.charCodeAt(next))) next++;
       // Only words of 3 to 9 letters can be SELECT or a clause that ends its list.
-      if (next - i >= 3 && next - i <= 9) {
+      if (next - i === 2)
+        nameNext = (code | 32) === 97 && (sql.charCodeAt(i + 1) | 32) === 115; // AS
+      else if (next - i >= 3 && next - i <= 9) {
         const word = sql.slice(i, next).toLowerCase();
+        // SELECT follows AS in CREATE VIEW v AS SELECT: it is always SELECT.
         if (word === 'select') {
           end(depth);
           open[depth] = 0;
-        } else if (SELECT_LIST_ENDS.has(word)) end(depth);
+        } else if (!named && SELECT_LIST_ENDS.has(word)) end(depth);
       }
       i = next - 1;
     } else if (code >= 48 && code <= 57) {
@@ -282,7 +291,7 @@ export function gate1BoundsRefusal(content: string): BoundsRefusal | undefined {
   return refusalOf(() => {
     const refuse = refusing('gate1_too_large');
     // UTF-16 units bound the code points from above: count these only when it could matter.
-    const characters = content.length > MAX_GATE1_CHARACTERS ? codePoints(content) : content.length;
+    const characters = content.length > MAX_GATE1_CHARACTERS ? characterCount(content) : content.length;
     if (characters > MAX_GATE1_CHARACTERS) {
       refuse(
         `The gate1.yml is ${n(characters)} characters long, over the limit of ${n(MAX_GATE1_CHARACTERS)} characters.`,
@@ -297,18 +306,4 @@ export function gate1BoundsRefusal(content: string): BoundsRefusal | undefined {
     }
     checkDocumentShape('gate1.yml', content, true, refuse);
   });
-}
-
-function codePoints(text: string): number {
-  let count = 0;
-  for (let i = 0; i < text.length; i++) {
-    const unit = text.charCodeAt(i);
-    if (unit < 0xd800 || unit > 0xdbff || i + 1 === text.length) count++;
-    else {
-      const next = text.charCodeAt(i + 1);
-      count++;
-      if (next >= 0xdc00 && next <= 0xdfff) i++;
-    }
-  }
-  return count;
 }

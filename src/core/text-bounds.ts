@@ -21,13 +21,37 @@ export interface TextTooLong {
   message: string;
 }
 
-/** Why `value` of `field` is refused, or undefined when it is within `max` characters. */
+/**
+ * The characters of `text` as the contract's `maxLength` counts them (ajv: code points), so an emoji is one
+ * character, not its two UTF-16 units; an unpaired surrogate counts one.
+ */
+export function characterCount(text: string): number {
+  let count = 0;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    count++;
+    if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) i++;
+    }
+  }
+  return count;
+}
+
+/** Whether `text` is longer than `max` characters (characterCount), counted only when it could be. */
+export function longerThan(text: string, max: number): boolean {
+  // UTF-16 units bound the characters from above.
+  return text.length > max && characterCount(text) > max;
+}
+
+/** Why `value` of `field` is refused, or undefined when it is within `max` characters (characterCount). */
 export function textTooLong(field: string, value: string, max: number): TextTooLong | undefined {
-  if (value.length <= max) return undefined;
+  if (!longerThan(value, max)) return undefined;
+  const length = characterCount(value);
   return {
     field,
     max,
-    length: value.length,
-    message: `${field} is ${value.length.toLocaleString('en')} characters; at most ${max.toLocaleString('en')} are kept.`,
+    length,
+    message: `${field} is ${length.toLocaleString('en')} characters; at most ${max.toLocaleString('en')} are kept.`,
   };
 }

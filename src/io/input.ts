@@ -133,6 +133,15 @@ export async function readGate1Text(source: string, options: ReadInputOptions = 
   return { name: input.name, text };
 }
 
+/**
+ * Throws the usage error (exit 2, `gate1_too_large`, the limit named) for a gate1.yml text the service would
+ * refuse before parsing it, as readGate1Text refuses a file: call it before validating a gate1.yml gds built
+ * itself (a dbt model's, `gds plan`) or read otherwise.
+ */
+export function checkGate1Text(name: string, text: string): void {
+  boundsError(name, gate1BoundsRefusal(text));
+}
+
 function boundsError(name: string, refusal: BoundsRefusal | undefined): void {
   if (refusal === undefined) return;
   throw new CliError(`${echoedPath(name)}: ${refusal.message}`, {

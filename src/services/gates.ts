@@ -22,6 +22,7 @@ import type { DiffSide, GateDiff } from '../core/gate-diff.js';
 import { diffGateTexts, loadGateDiffLibraries, sameGateRules } from '../core/gate-diff.js';
 import { countDiagnostics } from '../core/gate1/diagnostic.js';
 import { validateGate1Lazily } from '../core/gate1/validate.js';
+import { checkGate1Text } from '../io/input.js';
 
 export type GatesClient = Pick<ApiClient, 'gates' | 'gateJobs'>;
 type Call = { signal?: AbortSignal };
@@ -135,12 +136,14 @@ export async function gateDiff(
 
 /**
  * Validates a gate1.yml as `gate validate` does, against the table's `columns` when given: exit 2 with every
- * diagnostic, nothing sent.
+ * diagnostic, nothing sent. A text over the service's bounds (src/core/artifact-bounds.ts) is refused first,
+ * as `gate validate -f` refuses the file (a dbt model's gate1.yml is built by gds, not read with readGate1Text).
  */
 export async function checkGateLocally(
   input: { name: string; text: string },
   columns?: Iterable<string>,
 ): Promise<void> {
+  checkGate1Text(input.name, input.text);
   const { diagnostics } = await validateGate1Lazily(input.text, {
     fileName: input.name,
     ...(columns === undefined ? {} : { columns }),

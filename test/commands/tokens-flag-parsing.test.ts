@@ -8,6 +8,7 @@ import TokensIssue from '../../src/commands/tokens/issue.js';
 import TokensList from '../../src/commands/tokens/list.js';
 import TokensRevoke from '../../src/commands/tokens/revoke.js';
 import { MAX_TOKEN_NAME_CHARS } from '../../src/core/text-bounds.js';
+import { parseBody } from '../../src/server/contract.js';
 import { flagsOf, usageError } from './helpers/oclif-parse.js';
 
 describe('tokens list', () => {
@@ -63,4 +64,27 @@ describe('a token’s --name', () => {
       '--name is 201 characters; at most 200 are kept.',
     );
   });
+});
+
+describe('a token’s --name is counted in characters, as the service counts it', () => {
+  // The service checks the name against openapi.yaml's maxLength, which counts characters (code points):
+  // a name of 200 emoji (400 UTF-16 units) is one it takes, so gds must not refuse it before sending.
+  const emoji = '\u{1F680}';
+  it.each([
+    ['tokens issue', TokensIssue, ['--env', 'dev', '--scope', 'workspace:read:audit']],
+    ['auth token create', AuthTokenCreate, []],
+  ] as const)(
+    '%s: 200 emoji are taken as the service takes them, 201 are exit 2',
+    async (_, command, rest) => {
+      const most = emoji.repeat(MAX_TOKEN_NAME_CHARS);
+      const body = { name: most, env: 'dev', scopes: ['workspace:read:audit'] };
+      expect(() => parseBody('IssueTokenRequest', body)).not.toThrow();
+      expect(() => parseBody('CreateCliTokenRequest', { name: most })).not.toThrow();
+      expect(await flagsOf(command, ['--name', most, ...rest])).toMatchObject({ name: most });
+      expect(() => parseBody('CreateCliTokenRequest', { name: `${most}${emoji}` })).toThrow();
+      expect(await usageError(command, ['--name', `${most}${emoji}`, ...rest])).toContain(
+        '--name is 201 characters; at most 200 are kept.',
+      );
+    },
+  );
 });

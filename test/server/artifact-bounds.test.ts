@@ -93,6 +93,43 @@ describe('POST /api/artifacts and /api/workspace/definitions bound what they par
   });
 });
 
+describe('POST /api/artifacts/batch bounds each definition as POST /api/artifacts does', () => {
+  it('answers an item over the 2 MiB body of the single write with its 413, registering nothing of it', async () => {
+    // 2.5 MB of JSON (a model's long column descriptions): POST /api/artifacts answers it 413, and `gds push`
+    // refuses the file; the batch (25 MB for 100 items) used to register it.
+    const columns = Array.from({ length: 500 }, (_, i) => ({
+      name: `c${i}`,
+      type: 'text',
+      description: 'd'.repeat(5_000),
+    }));
+    const definition = {
+      filename: 'described.json',
+      mimeType: 'json',
+      content: JSON.stringify({ table: 'described', source: 'analytics_dev.products', columns }),
+      connectorId,
+    };
+    expect(
+      (
+        await server.request('POST', '/api/artifacts', {
+          token: server.user('ADMIN').cliToken,
+          body: definition,
+        })
+      ).status,
+    ).toBe(413);
+    const response = await server.request('POST', '/api/artifacts/batch', {
+      token: server.user('ADMIN').cliToken,
+      body: { items: [{ definition }] },
+    });
+    expect(response.status).toBe(200);
+    expect(response.body.results[0]).toMatchObject({
+      index: 0,
+      tableId: null,
+      definition: { status: 413, changed: false, error: { error: { code: 'payload_too_large' } } },
+    });
+    expect(await server.sql("SELECT id FROM gds.tables WHERE name = 'described'")).toEqual([]);
+  });
+});
+
 describe('PUT /api/tables/{id}/gate1 bounds the gate1.yml as gds does', () => {
   const putGate1 = (content: string) =>
     server.request('PUT', `/api/tables/${server.table('orders').id}/gate1`, {
@@ -175,6 +212,24 @@ describe('checkArtifactBounds', () => {
     expect(refusal('v.sql', `CREATE VIEW s.v AS SELECT * FROM (SELECT ${wide} FROM s.u) AS w`)).toMatch(
       /1,601 listed/,
     );
+  });
+
+  it('counts past a column named after a clause word (AS order, t.limit): it ends no select list', () => {
+    // As /work/shared/fixtures/real/sql/redshift_v_get_stored_proc_params.sql names one: `a.arg_num AS order`.
+    const rest = Array.from({ length: MAX_VIEW_COLUMNS - 1 }, (_, i) => `c${i}`).join(', ');
+    for (const column of [
+      'a.arg_num AS order',
+      'p.position AS limit',
+      'x AS group',
+      't.offset',
+      't.window AS w',
+    ])
+      expect(refusal('v.sql', `CREATE VIEW s.v AS SELECT id, ${column}, ${rest} FROM s.t`), column).toMatch(
+        /more than 1,600 columns \(1,601 listed\)/,
+      );
+    expect(
+      refusal('v.sql', `CREATE VIEW s.v AS SELECT id, a AS order, ${rest.slice(4)} FROM s.t`),
+    ).toBeUndefined();
   });
 
   it('refuses a YAML mapping of many keys, block or flow (the reader compares keys pairwise)', () => {

@@ -6,7 +6,7 @@
 // The item's project (else its definition's) goes with its gate1.yml and intent as their `?project=`.
 import type { FastifyInstance } from 'fastify';
 import type { Schema } from '../../contract/types.js';
-import { checkArtifactBounds } from '../artifact-bounds.js';
+import { checkArtifactBodySize, checkArtifactBounds } from '../artifact-bounds.js';
 import type { SessionCaller } from '../auth/caller.js';
 import { requireSession } from '../auth/caller.js';
 import type { AppContext } from '../context.js';
@@ -68,6 +68,7 @@ async function writeItem(
     tableId = item.tableId;
   } else {
     try {
+      checkArtifactBodySize(item.definition);
       const input = withPrecondition(readDefinitionBody(item.definition, false), item.definitionVersion);
       checkArtifactBounds(input);
       const outcome = await registerDefinition(ctx, caller, input, 'push');
