@@ -97,11 +97,14 @@ export async function readArtifactText(
   kind: string | undefined,
   options: ReadInputOptions = {},
 ): Promise<TextInput> {
-  const input = await readBoundedText(source, {
-    ...options,
-    maxBytes: ARTIFACT_BODY_LIMIT_BYTES,
-    what: 'the artifact',
-  });
+  const bounds = { maxBytes: ARTIFACT_BODY_LIMIT_BYTES, what: 'the artifact' };
+  const input = await readBoundedText(source, { ...options, ...bounds });
+  // The limit is the request body's, where the text is a JSON string: its quotes, backslashes, line ends and
+  // control characters are escaped there, so a file under the limit may be over it as sent.
+  const sentBytes = Buffer.byteLength(JSON.stringify(input.text));
+  if (sentBytes > bounds.maxBytes) {
+    throw tooLarge(input.name, bounds, Buffer.byteLength(input.text), sentBytes);
+  }
   checkArtifactText(input.name, kind, input.text);
   return input;
 }
@@ -152,14 +155,30 @@ function boundsError(name: string, refusal: BoundsRefusal | undefined): void {
   });
 }
 
-function tooLarge(name: string, options: BoundedInputOptions, size?: number): CliError {
+/** `sentBytes`: the size of the input as a request sends it, JSON-escaped, when that is what is over. */
+function tooLarge(
+  name: string,
+  options: Pick<BoundedInputOptions, 'maxBytes' | 'what' | 'limit'>,
+  size?: number,
+  sentBytes?: number,
+): CliError {
   const limit = options.limit ?? `${countText(options.maxBytes)} bytes`;
-  const found = size === undefined ? '' : `${countText(size)} bytes, `;
+  const found =
+    size === undefined
+      ? ''
+      : sentBytes === undefined
+        ? `${countText(size)} bytes, `
+        : `${countText(size)} bytes, ${countText(sentBytes)} as the request's JSON (its quotes, backslashes and line ends escaped), `;
   return new CliError(`${echoedPath(name)} is ${found}over the limit of ${limit} for ${options.what}.`, {
     exitCode: ExitCode.Usage,
     code: 'input_too_large',
     suggestion: `gds reads at most ${limit} for ${options.what}; nothing was sent. Split it or shorten it.`,
-    details: { file: name, ...(size === undefined ? {} : { bytes: size }), limit: options.maxBytes },
+    details: {
+      file: name,
+      ...(size === undefined ? {} : { bytes: size }),
+      ...(sentBytes === undefined ? {} : { sentBytes }),
+      limit: options.maxBytes,
+    },
   });
 }
 

@@ -19,6 +19,7 @@ import {
   MAX_GATE1_CHARACTERS,
   MAX_MAPPING_KEYS,
   MAX_VIEW_COLUMNS,
+  ARTIFACT_BODY_LIMIT_BYTES,
   REQUEST_BODY_LIMIT_BYTES,
   TOKEN_READ_LIMIT_BYTES,
 } from '../../src/core/artifact-bounds.js';
@@ -40,6 +41,14 @@ const bigGate1 = `customPredicates:\n${Array.from(
   { length: 16_000 },
   (_, i) => `  - name: check_${i}\n    sql: amount >= 0 and amount < 100000\n    severity: WARN\n`,
 ).join('')}`;
+/**
+ * A view of 1.9 MiB, under the 2 MiB the service takes of a definition's request body, whose comments' quotes
+ * and line ends are escaped in that body's JSON (`\"`, `\n`): 2.5 MiB sent.
+ */
+const commentLine = `-- ${'"why" '.repeat(16)}\n`;
+const commentedView = `CREATE VIEW analytics_dev.commented AS SELECT id FROM analytics_dev.products\n${commentLine.repeat(
+  Math.floor((1.9 * 1024 * 1024) / commentLine.length),
+)}`;
 const gate1Mapping = `patternChecks: []\nx:\n${Array.from({ length: 12_000 }, (_, i) => `  k${i}: v\n`).join('')}`;
 
 beforeAll(async () => {
@@ -58,6 +67,7 @@ beforeAll(async () => {
     writeFile(file('gate1-big.yml'), bigGate1),
     writeFile(file('gate1-mapping.yml'), gate1Mapping),
     writeFile(file('gate1-ok.yml'), 'patternChecks: []\n'),
+    writeFile(file('commented.sql'), commentedView),
     writeFile(file('gate1-300k.yml'), `# ${'x'.repeat(300_000)}\npatternChecks: []\n`),
     writeFile(file('gate1-5m.yml'), `# ${'x'.repeat(5 * 1024 * 1024)}\npatternChecks: []\n`),
     writeFile(
@@ -110,6 +120,26 @@ describe('gds refuses what the service would refuse unparsed, before parsing and
     });
     expect(requests).toBe(before);
   });
+
+  it.each([
+    ['push', []],
+    ['definitions push', ['--connector', 'c_1']],
+  ])(
+    '%s of a 1.9 MiB view whose request body is 2.5 MiB (its quotes and line ends escaped): exit 2, nothing sent',
+    async (words, rest) => {
+      expect(Buffer.byteLength(commentedView)).toBeLessThan(ARTIFACT_BODY_LIMIT_BYTES);
+      const before = requests;
+      const r = await cli([...words.split(' '), file('commented.sql'), ...rest, '--json']);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stdout).toBe('');
+      const line = JSON.parse(r.stderr.trim()) as { error: { code: string; message: string } };
+      expect(line.error.code).toBe('input_too_large');
+      expect(line.error.message).toMatch(
+        /bytes, [\d,]+ as the request's JSON .*over the limit of 2,097,152 bytes/,
+      );
+      expect(requests).toBe(before);
+    },
+  );
 
   it('push of a YAML mapping of 12,000 keys (298 KB): exit 2 naming the 1,000-key limit', async () => {
     const r = await cli(['push', file('mapping.yml')]);
