@@ -10,6 +10,7 @@ import { MCP_TOOLS } from '../../src/server/doors/mcp.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
 import { needs, noPostgres } from '../helpers/skip.js';
+import { createModeBTable } from '../helpers/records.js';
 
 let server: TestServer;
 let reader: string;
@@ -490,6 +491,102 @@ describe('MCP, a bounded body', () => {
     });
     expect(under.status).toBe(200);
     expect(under.body.result.isError).toBeFalsy();
+  });
+});
+
+describe('the doors take the arguments REST takes, and refuse the ones it refuses', () => {
+  let counts: string;
+  let countsReader: string;
+
+  beforeAll(async () => {
+    // A table without a text column: a search matches no row of it.
+    counts = await createModeBTable(server, 'door_counts', [{ name: 'n', type: 'integer', required: true }]);
+    countsReader = (
+      await server.issueToken('OWNER', {
+        name: 'door-counts',
+        env: 'dev',
+        scopes: [{ tableId: counts, permissions: ['read'] }],
+      })
+    ).tokens.accessToken;
+    const write = await server.issueToken('OWNER', {
+      name: 'door-counts-write',
+      env: 'dev',
+      scopes: [{ tableId: counts, permissions: ['write'] }],
+    });
+    for (const n of [1, 2]) {
+      const created = await server.request('POST', `/api/tables/${counts}/records`, {
+        token: write.tokens.accessToken,
+        body: { n },
+      });
+      expect(created.status).toBe(201);
+    }
+  });
+
+  it('an empty search is invalid_query at every door, not a listing of no rows', async () => {
+    const rest = await server.request('GET', `/api/tables/${counts}/records?search=`, {
+      token: countsReader,
+    });
+    expect(rest.status).toBe(400);
+    expect(rest.body.error.code).toBe('invalid_query');
+    const answer = await graphql(
+      countsReader,
+      'query($t: ID!) { records(tableId: $t, search: "") { records { id } total } }',
+      { t: counts },
+    );
+    expect(answer.body.data).toBeNull();
+    expect(answer.body.errors[0]).toMatchObject({
+      path: ['records'],
+      message: expect.stringContaining('search'),
+      extensions: { code: 'invalid_query', status: 400 },
+    });
+    const client = await mcpClient(countsReader);
+    try {
+      const listed = await client.callTool({
+        name: 'list_records',
+        arguments: { tableId: counts, search: '' },
+      });
+      expect(listed.isError).toBe(true);
+      const [text] = listed.content as Array<{ text: string }>;
+      expect(JSON.parse(text?.text ?? '')).toMatchObject({ error: { code: 'invalid_query' } });
+      // Without the search, both rows.
+      const all = structured(await client.callTool({ name: 'list_records', arguments: { tableId: counts } }));
+      expect(all.total).toBe(2);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('MCP refuses an argument its tool does not take (as REST an unknown parameter), and says so in tools/list', async () => {
+    const client = await mcpClient(countsReader);
+    try {
+      // `first` (GraphQL's name) or `page` (REST's) would otherwise be dropped: a first page of 50, not of 1.
+      for (const extra of [{ first: 1 }, { page: 2 }]) {
+        const listed = await client.callTool({
+          name: 'list_records',
+          arguments: { tableId: counts, ...extra },
+        });
+        const [name] = Object.keys(extra);
+        expect(listed.isError, name).toBe(true);
+        expect(JSON.stringify(listed.content), name).toContain(name);
+        expect(listed.structuredContent, name).toBeUndefined();
+      }
+      const described = await client.callTool({
+        name: 'describe_table',
+        arguments: { tableId: counts, recordId: 'rec_x' },
+      });
+      expect(described.isError).toBe(true);
+      const { tools } = await client.listTools();
+      for (const tool of tools) expect(tool.inputSchema.additionalProperties, tool.name).toBe(false);
+      // A tool that takes no argument is still called without any.
+      const bare = await server.request('POST', `${server.origin}/mcp`, {
+        token: countsReader,
+        headers: { accept: 'application/json, text/event-stream' },
+        body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_tables' } },
+      });
+      expect(bare.body.result.structuredContent.tables.map((t: { id: string }) => t.id)).toEqual([counts]);
+    } finally {
+      await client.close();
+    }
   });
 });
 

@@ -7,6 +7,7 @@ import type { IntegrationCaller } from '../auth/caller.js';
 import type { AppContext } from '../context.js';
 import { badRequest } from '../errors.js';
 import { checkInput } from '../input-rule.js';
+import { stringParam } from '../query.js';
 import type { GrantedTableRow } from '../records/access.js';
 import { grantedTable, grantedTables } from '../records/access.js';
 import type { ListResult } from '../records/store.js';
@@ -67,10 +68,13 @@ export class DataReads {
         parameter: 'first',
       });
     const table = await grantedTable(this.ctx, this.caller, request.tableId, 'read');
+    // REST's rule for its `search` parameter: given with a value (an empty one would match no row of a
+    // table without a text column, and leave out rows whose text columns are all null).
+    const search = stringParam({ search: request.search ?? undefined }, 'search');
     return listRecords(this.ctx.db, table, {
       page: 1,
       limit: first,
-      ...(request.search == null ? {} : { search: request.search }),
+      ...(search === undefined ? {} : { search }),
       ...(request.after == null ? {} : { cursor: request.after }),
     });
   }

@@ -73,11 +73,15 @@ function mcpServer(reads: DataReads, log: FastifyBaseLogger): McpServer {
   const result = (read: () => Promise<object>) => toolResult(read, log);
   const server = new McpServer({ name: 'gds', version: '0.1.0' });
   const tableId = z.string().describe('The table id (tbl_…), as list_tables shows it');
+  // Each tool takes only its own arguments, as REST refuses an unknown query parameter: one dropped in
+  // silence (`first`, `page`) would answer a page other than the one asked for. tools/list says so
+  // (additionalProperties: false).
   server.registerTool(
     'list_tables',
     {
       description:
         'The tables this token grants: id, name, environment, custody mode and the permissions (read, write).',
+      inputSchema: z.strictObject({}),
       annotations: { readOnlyHint: true },
     },
     async () => result(async () => ({ tables: await reads.tables() })),
@@ -87,7 +91,7 @@ function mcpServer(reads: DataReads, log: FastifyBaseLogger): McpServer {
     {
       description:
         'A table the token grants: its id, name, environment, custody mode and columns (name, type, required).',
-      inputSchema: { tableId },
+      inputSchema: z.strictObject({ tableId }),
       annotations: { readOnlyHint: true },
     },
     async (args) => result(() => reads.table(args.tableId)),
@@ -96,7 +100,7 @@ function mcpServer(reads: DataReads, log: FastifyBaseLogger): McpServer {
     'list_records',
     {
       description: `A page of a table's records by key: pass the previous page's nextCursor as cursor. At most ${MAX_PAGE} a page; total on the first page only.`,
-      inputSchema: {
+      inputSchema: z.strictObject({
         tableId,
         // Its range is checked by the read, so a refusal is the data plane's invalid_query, not the SDK's text.
         limit: z
@@ -105,7 +109,7 @@ function mcpServer(reads: DataReads, log: FastifyBaseLogger): McpServer {
           .describe(`Records on the page, an integer from 1 to ${MAX_PAGE} (default 50)`),
         cursor: z.string().optional().describe("The previous page's nextCursor"),
         search: z.string().optional().describe('Text the record holds in a text column'),
-      },
+      }),
       annotations: { readOnlyHint: true },
     },
     async (args) =>
@@ -127,7 +131,7 @@ function mcpServer(reads: DataReads, log: FastifyBaseLogger): McpServer {
     'get_record',
     {
       description: 'One record of a table, by its id.',
-      inputSchema: { tableId, recordId: z.string().describe('The record id') },
+      inputSchema: z.strictObject({ tableId, recordId: z.string().describe('The record id') }),
       annotations: { readOnlyHint: true },
     },
     async (args) => result(() => reads.record(args.tableId, args.recordId)),
