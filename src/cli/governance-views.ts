@@ -49,7 +49,8 @@ export const requestColumns: ReadonlyArray<Column<RecertificationRequest>> = [
 ];
 
 export const outcomeColumns: ReadonlyArray<Column<RecertifyOutcome>> = [
-  { header: 'Table', kind: 'name', value: (o) => o.table },
+  // The relation's schema when the signal named one: two rebuilt relations of one name are told apart.
+  { header: 'Table', kind: 'name', value: (o) => (o.schema ? `${o.schema}.${o.table}` : o.table) },
   { header: 'Outcome', kind: 'state', value: (o) => o.outcome },
   { header: 'Drift', kind: 'version', value: (o) => (o.driftDetected ? 'yes' : 'no') },
   {

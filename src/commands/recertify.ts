@@ -2,11 +2,16 @@ import { Flags } from '@oclif/core';
 import { ApiCommand } from '../cli/api-command.js';
 import { boundedText } from '../cli/governance-flags.js';
 import { outcomeColumns } from '../cli/governance-views.js';
-import { MAX_SIGNAL_NAME_CHARS, MAX_TRIGGER_CHARS } from '../core/text-bounds.js';
+import { longerThan, MAX_SIGNAL_NAME_CHARS, MAX_TRIGGER_CHARS } from '../core/text-bounds.js';
 import { ApiError } from '../client/errors.js';
 import { CliError, ExitCode } from '../core/errors.js';
 import type { RecertifyRunReport } from '../services/recertification.js';
-import { recertify, recertifyRequest, staleSubmissionsNote } from '../services/recertification.js';
+import {
+  ambiguousNote,
+  recertify,
+  recertifyRequest,
+  staleSubmissionsNote,
+} from '../services/recertification.js';
 
 export default class Recertify extends ApiCommand<typeof Recertify> {
   static override summary = 'Tell the service which tables a pipeline run rebuilt, e.g. after dbt run.';
@@ -56,7 +61,7 @@ export default class Recertify extends ApiCommand<typeof Recertify> {
       parse: async (input) => {
         const names = input.split(',').map((n) => n.trim());
         if (names.some((n) => n === '')) throw new Error(`${JSON.stringify(input)} has an empty table name`);
-        const long = names.find((n) => n.length > MAX_SIGNAL_NAME_CHARS);
+        const long = names.find((n) => longerThan(n, MAX_SIGNAL_NAME_CHARS));
         if (long !== undefined)
           throw new Error(
             `${JSON.stringify(long.slice(0, 40))}… is over ${MAX_SIGNAL_NAME_CHARS} characters: name tables`,
@@ -140,6 +145,9 @@ export default class Recertify extends ApiCommand<typeof Recertify> {
     }
     const stale = response.outcomes.filter((o) => o.staleSubmission === true).map((o) => o.table);
     if (stale.length > 0) this.out.info(staleSubmissionsNote(stale));
+    // A bare name tables in several schemas answer to: none was signalled, and the name alone cannot say which.
+    for (const { table, ambiguous } of response.outcomes)
+      if (ambiguous !== undefined && ambiguous.length > 0) this.out.info(ambiguousNote(table, ambiguous));
     this.out.info(
       `Environment ${response.environmentLabel}: ${response.submitted} submitted, ${response.governed} governed.`,
     );

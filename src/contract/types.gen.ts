@@ -385,6 +385,13 @@ export interface paths {
          *     again) gets the first answer again with the header `Idempotent-Replayed: true`, and nothing is
          *     applied twice; the same key with another body is 422 `idempotency_key_reused`. Keys are kept 7
          *     days. `gds recertify` sends each part of a run with a key derived from the part and the environment.
+         *
+         *     Matching (case-insensitive, Mode A tables of the environment): a rebuilt relation of `runResults`
+         *     signals only the table over it (its source is the relation's `schema.name`), never a table of that
+         *     name in another schema; a `tables` entry with `schema` signals the table over `schema.name`, else
+         *     the table of that name over a relation in that schema; a bare name signals the table of that name,
+         *     else the one table over a relation of that name in any schema. A bare name that two tables'
+         *     relations answer to (and no table is named) signals neither: `not_governed` with `ambiguous`.
          */
         post: operations["recertify"];
         delete?: never;
@@ -2236,6 +2243,8 @@ export interface components {
         };
         RecertifyOutcome: {
             table: string;
+            /** @description The schema the entry named (a rebuilt relation's, a `tables` entry's `schema`), as submitted: two relations of one name are told apart. Left out for a bare name. */
+            schema?: string;
             /** @description `recert_filed`, `not_governed`, … */
             outcome: string;
             driftDetected: boolean;
@@ -2243,6 +2252,8 @@ export interface components {
             staleSubmission?: boolean;
             /** @description A CERTIFIED table's view after the signal: published again (republished true) when a rebuild had dropped it and the relation still has the certified columns; otherwise detail says why not. */
             certifiedView?: components["schemas"]["CertifiedViewStatus"];
+            /** @description On a `not_governed` bare name that tables over relations of that name in several schemas answer to: those relations (`schema.name`), none signalled. Name the schema to signal one. Left out otherwise. */
+            ambiguous?: string[];
         };
         CertifiedViewStatus: {
             /** @description The view, `schema.table` (certified_<env>.<table>). */

@@ -291,6 +291,19 @@ function checkPartSizes(parts: readonly RunPart[], runResults: string | undefine
 }
 
 /**
+ * A bare name the service found tables over `relations` (`schema.name`, several schemas) for: it signalled none
+ * of them, and says which to name.
+ */
+export function ambiguousNote(table: string, relations: readonly string[]): string {
+  const named =
+    relations.slice(0, 5).join(', ') + (relations.length > 5 ? `, and ${relations.length - 5} more` : '');
+  return (
+    `${table} was not signalled: tables over ${named} answer to that name. Name the rebuilt one with its ` +
+    `schema (--tables ${relations[0] ?? 'schema.table'}), or pass --manifest with --run-results.`
+  );
+}
+
+/**
  * What a run means for the tables waiting for review it rebuilt: their proofs are stale, so certify is blocked
  * until they are submitted again (a CI job that applies with --submit before it recertifies leaves them so).
  */

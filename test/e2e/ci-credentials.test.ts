@@ -5,7 +5,7 @@
 // 60-minute MANAGEMENT token it needs on the CLI token, and leaves no token behind. `gds tokens revoke ci`
 // ends it. gds runs in the test process (runInProcess), each command with SERVICE_TOKEN alone in its environment
 // as a CI job's, against the in-process server, whose clock moves through the file `--clock-offset-file` names.
-import { cp, mkdtemp, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -35,6 +35,17 @@ beforeAll(async () => {
   server = await startTestServer({ clockOffsetFile: offsetFile });
   project = join(dir, 'jaffle');
   await cp(JAFFLE, project, { recursive: true });
+  // The run as built where the tables are registered (--schema analytics_dev; dbt wrote main): a rebuilt
+  // relation signals only the table over it.
+  for (const file of ['run_results.json', 'manifest.json'].map((f) => join(project, 'target', f))) {
+    const text = await readFile(file, 'utf8');
+    await writeFile(
+      file,
+      text
+        .replaceAll('\\"main\\"', `\\"${SCHEMA}\\"`)
+        .replaceAll('"schema": "main"', `"schema": "${SCHEMA}"`),
+    );
+  }
   connector = server.ready.connectors.find((c) => c.environmentLabel === 'dev')?.id ?? '';
   const declared = await loadDbtProject(project, {});
   for (const declaration of declared.declarations) {

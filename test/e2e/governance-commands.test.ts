@@ -678,13 +678,27 @@ describe('gds recertify and gds recertification', () => {
       scopes: ['workspace:write:recertify'],
     });
     secrets.push(issued.tokens.accessToken, issued.tokens.refreshToken);
+    // The real run and manifest as built into analytics_dev, the schema categorydim is over (dbt wrote main).
+    const inAnalyticsDev = async (name: string) => {
+      const text = await readFile(join(sharedFixturesDir, 'dbt', name), 'utf8');
+      const file = join(dir, name);
+      await writeFile(
+        file,
+        text
+          .replaceAll('\\"main\\"', '\\"analytics_dev\\"')
+          .replaceAll('"schema": "main"', '"schema": "analytics_dev"'),
+      );
+      return file;
+    };
+    const runResults = await inAnalyticsDev('duckdb-v6-run_results.json');
+    const manifest = await inAnalyticsDev('duckdb-v12-manifest.json');
     const r = await gds(
       [
         'recertify',
         '--run-results',
-        join(sharedFixturesDir, 'dbt/duckdb-v6-run_results.json'),
+        runResults,
         '--manifest',
-        join(sharedFixturesDir, 'dbt/duckdb-v12-manifest.json'),
+        manifest,
         '--evidence-run-id',
         'run-77',
         '--json',

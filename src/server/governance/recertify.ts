@@ -11,7 +11,7 @@ import {
   storableNodes,
 } from '../../core/dbt-run.js';
 import { ANY_ENVIRONMENT } from '../../core/scopes.js';
-import { MAX_SIGNAL_NAME_CHARS, MAX_TRIGGER_CHARS } from '../../core/text-bounds.js';
+import { longerThan, MAX_SIGNAL_NAME_CHARS, MAX_TRIGGER_CHARS } from '../../core/text-bounds.js';
 import type { IntegrationCaller } from '../auth/caller.js';
 import type { AppContext } from '../context.js';
 import type { CertifiedViewStatus } from '../certification/view.js';
@@ -51,6 +51,8 @@ export interface RecertifyResponse {
     staleSubmission?: true;
     /** A CERTIFIED table's view after the signal (published again when it was missing). */
     certifiedView?: CertifiedViewStatus;
+    /** A bare name two tables' relations answer to (`schema.name` each): neither was signalled. */
+    ambiguous?: string[];
   }>;
 }
 
@@ -107,7 +109,7 @@ export function readSignal(body: unknown): Signal {
   }
   const environmentLabel = readEnvironmentLabel(body);
   const trigger = body['trigger'] ?? 'PIPELINE_RUN';
-  if (typeof trigger !== 'string' || trigger === '' || trigger.length > MAX_TRIGGER_CHARS) {
+  if (typeof trigger !== 'string' || trigger === '' || longerThan(trigger, MAX_TRIGGER_CHARS)) {
     throw badRequest(
       'invalid_request',
       `trigger must be a non-empty string of at most ${MAX_TRIGGER_CHARS} characters.`,
@@ -171,7 +173,7 @@ function fromTables(tables: unknown): BatchEntry[] {
   }
   if (tables.length > MAX_TABLES) throw tooMany(tables.length);
   return tables.map((entry, index) => {
-    if (typeof entry === 'string' && entry.length > MAX_SIGNAL_NAME_CHARS) throw tooLong(index);
+    if (typeof entry === 'string' && longerThan(entry, MAX_SIGNAL_NAME_CHARS)) throw tooLong(index);
     if (typeof entry === 'string' && entry.trim() !== '') return { name: entry.trim() };
     const invalid = () =>
       badRequest('invalid_tables', `tables[${index}] must be a table name or an object with a string name.`, {
@@ -185,11 +187,11 @@ function fromTables(tables: unknown): BatchEntry[] {
     ) {
       throw invalid();
     }
-    if ([entry['name'], schema ?? '', definitionHash ?? ''].some((s) => s.length > MAX_SIGNAL_NAME_CHARS))
+    if ([entry['name'], schema ?? '', definitionHash ?? ''].some((s) => longerThan(s, MAX_SIGNAL_NAME_CHARS)))
       throw tooLong(index);
     return {
       name: entry['name'].trim(),
-      ...(schema ? { schema } : {}),
+      ...(schema?.trim() ? { schema: schema.trim() } : {}),
       ...(definitionHash ? { definitionHash } : {}),
     };
   });
@@ -308,20 +310,26 @@ async function resolveEnvironment(
   return label;
 }
 
+/** What an entry of the batch names: its table, or (a bare name two tables' relations answer to) none. */
+interface Match {
+  table?: TableRow;
+  /** The relations (`schema.name`) of the tables a bare name could mean: none is signalled. */
+  ambiguous?: string[];
+}
+
 /**
- * The table each entry names: the table over the relation itself (its source is the entry's schema.name), else
- * the table of that name, else a table over a relation of that name in another schema; the first such in the
- * order of `tables`. With `byExplicitSchema` (a `tables` entry naming its schema) only tables over that schema
- * are candidates. Looked up by key: the cost grows with the tables and the entries, never their product.
+ * The table each entry names. An entry naming its schema (a rebuilt relation of a run, a `tables` entry with
+ * `schema`) names only a table in that schema: of a run, the table over that relation (its source is the
+ * entry's schema.name), never a table of that name in another schema (another team's); of `tables`
+ * (`byExplicitSchema`), that table, else the table of that name over a relation in that schema. A bare name
+ * names the table of that name, else the table over a relation of that name in any schema; when two tables
+ * are (two schemas' relations of the name), it is ambiguous and names neither. Looked up by key: the cost
+ * grows with the tables and the entries, never their product.
  */
-function matchTables(
-  tables: TableRow[],
-  batch: BatchEntry[],
-  byExplicitSchema: boolean,
-): Array<TableRow | undefined> {
+function matchTables(tables: TableRow[], batch: BatchEntry[], byExplicitSchema: boolean): Match[] {
   const bySource = new Map<string, TableRow>();
   const byName = new Map<string, TableRow>();
-  const byObject = new Map<string, TableRow>();
+  const byObject = new Map<string, TableRow[]>();
   const first = (map: Map<string, TableRow>, key: string, table: TableRow) => {
     if (!map.has(key)) map.set(key, table);
   };
@@ -332,27 +340,26 @@ function matchTables(
     // Keyed once for any schema and once for the table's own (the explicit-schema lookups).
     first(byName, `\0${name}`, t);
     first(byName, `${schema}\0${name}`, t);
-    if (object !== '') {
-      first(byObject, `\0${object}`, t);
-      first(byObject, `${schema}\0${object}`, t);
-    }
+    if (object === '') continue;
+    const over = byObject.get(object);
+    if (over) over.push(t);
+    else byObject.set(object, [t]);
   }
-  return batch.map((entry) => {
+  return batch.map((entry): Match => {
     const name = entry.name.toLowerCase();
     const schema = entry.schema?.toLowerCase();
-    const within = byExplicitSchema && schema !== undefined ? schema : '';
-    return (
-      (schema === undefined ? undefined : bySource.get(`${schema}\0${name}`)) ??
-      byName.get(`${within}\0${name}`) ??
-      byObject.get(`${within}\0${name}`)
-    );
+    if (schema !== undefined) {
+      const table =
+        bySource.get(`${schema}\0${name}`) ??
+        (byExplicitSchema ? byName.get(`${schema}\0${name}`) : undefined);
+      return table ? { table } : {};
+    }
+    const named = byName.get(`\0${name}`);
+    if (named) return { table: named };
+    const over = byObject.get(name) ?? [];
+    if (over.length <= 1) return over[0] ? { table: over[0] } : {};
+    return { ambiguous: over.map((t) => t.source ?? t.name).sort() };
   });
-}
-
-/** True when `table` is over the relation `entry` names (its source is the entry's schema.name). */
-function over(table: TableRow, entry: BatchEntry): boolean {
-  const [schema, object] = table.source ? table.source.toLowerCase().split('.') : [];
-  return entry.schema?.toLowerCase() === schema && entry.name.toLowerCase() === object;
 }
 
 /**
@@ -419,15 +426,7 @@ export async function recertify(
   async function applySignal(tx: Queryable): Promise<RecertifyResponse> {
     const tables = await candidateTables(tx, caller.workspaceId, environmentLabel, signal.batch);
     const found = matchTables(tables, signal.batch, explicit);
-    const matched = signal.batch.map((entry, i) => ({ entry, table: found[i] }));
-    // Of a run, a table over a rebuilt relation is that relation's: another relation of the name in another
-    // schema (no table of its own, so matched by name) does not signal it, nor stand first with its definition.
-    const owned = new Set(
-      matched.flatMap(({ entry, table }) => (table && over(table, entry) ? [table.id] : [])),
-    );
-    for (const m of matched)
-      if (!explicit && m.table && owned.has(m.table.id) && m.entry.schema && !over(m.table, m.entry))
-        m.table = undefined;
+    const matched = signal.batch.map((entry, i) => ({ entry, ...found[i] }));
     // A table named twice in one batch is signalled once, for its first entry; every entry naming it
     // reports that outcome. Tables are signalled (and so their rows locked) in table-id order, whatever
     // the batch's order: two signals naming the same tables in opposite orders never deadlock.
@@ -456,11 +455,18 @@ export async function recertify(
       const outcome = signalled.get(id);
       if (outcome) signalled.set(id, { ...outcome, certifiedView });
     }
-    const outcomes: RecertifyResponse['outcomes'] = matched.map(({ entry, table }) => {
+    const outcomes: RecertifyResponse['outcomes'] = matched.map(({ entry, table, ambiguous }) => {
       const outcome = table && signalled.get(table.id);
+      // The relation's schema, when the entry named one: two relations of one name are told apart.
+      const named = { table: entry.name, ...(entry.schema ? { schema: entry.schema } : {}) };
       return outcome
-        ? { ...outcome, table: entry.name }
-        : { table: entry.name, outcome: 'not_governed', driftDetected: false };
+        ? { ...outcome, ...named }
+        : {
+            ...named,
+            outcome: 'not_governed',
+            driftDetected: false,
+            ...(ambiguous ? { ambiguous } : {}),
+          };
     });
     return {
       environmentLabel,

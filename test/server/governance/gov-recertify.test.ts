@@ -13,8 +13,16 @@ let anyEnv: string;
 let devOnly: string;
 const ids: Record<string, string> = {};
 
-const duckdbRun = () => JSON.parse(readSharedFixture('dbt/duckdb-v6-run_results.json'));
-const duckdbManifest = () => JSON.parse(readSharedFixture('dbt/duckdb-v12-manifest.json'));
+// The fixture's run and manifest as built into analytics_dev, the schema the tables here are over (dbt wrote
+// them in main): a rebuilt relation signals only a table over it, never one of its name in another schema.
+const intoAnalyticsDev = (text: string, schema: string) =>
+  text
+    .replaceAll(`\\"${schema}\\"`, '\\"analytics_dev\\"')
+    .replaceAll(`"schema": "${schema}"`, '"schema": "analytics_dev"');
+const duckdbRun = () =>
+  JSON.parse(intoAnalyticsDev(readSharedFixture('dbt/duckdb-v6-run_results.json'), 'main'));
+const duckdbManifest = () =>
+  JSON.parse(intoAnalyticsDev(readSharedFixture('dbt/duckdb-v12-manifest.json'), 'main'));
 /** The run_results.json of a dbt 1.5 run (schema v5) with these results. */
 const v5Run = (results: object[]) => ({
   metadata: {
@@ -99,7 +107,7 @@ describe('tables', () => {
             republished: true,
           }),
         },
-        { table: 'productsdim', outcome: 'not_certified', driftDetected: false },
+        { table: 'productsdim', schema: 'analytics_dev', outcome: 'not_certified', driftDetected: false },
         { table: 'no_such_table', outcome: 'not_governed', driftDetected: false },
       ],
     });
@@ -193,13 +201,14 @@ describe('runResults', () => {
     expect(response.body.outcomes).toEqual([
       {
         table: 'categorydim',
+        schema: 'analytics_dev',
         outcome: 'recert_filed',
         driftDetected: false,
         certifiedView: expect.objectContaining({ health: 'published' }),
       },
-      { table: 'productsdim', outcome: 'not_certified', driftDetected: false },
-      { table: 'userdim', outcome: 'not_governed', driftDetected: false },
-      { table: 'fact_userproducts', outcome: 'not_governed', driftDetected: false },
+      { table: 'productsdim', schema: 'analytics_dev', outcome: 'not_certified', driftDetected: false },
+      { table: 'userdim', schema: 'analytics_dev', outcome: 'not_governed', driftDetected: false },
+      { table: 'fact_userproducts', schema: 'analytics_dev', outcome: 'not_governed', driftDetected: false },
     ]);
     const manifest = duckdbManifest();
     expect((await tableState('categorydim'))?.definition_checksum).toBe(
@@ -225,6 +234,7 @@ describe('runResults', () => {
     const response = await signal({ runResults: duckdbRun(), manifest, environmentLabel: 'dev' });
     expect(response.body.outcomes[0]).toEqual({
       table: 'categorydim',
+      schema: 'analytics_dev',
       outcome: 'recert_filed',
       driftDetected: true,
       certifiedView: expect.objectContaining({ health: 'published' }),
@@ -242,6 +252,7 @@ describe('runResults', () => {
       expect(response.status).toBe(200);
       expect(response.body.outcomes[0]).toEqual({
         table: 'categorydim',
+        schema: 'analytics_dev',
         outcome: 'recert_filed',
         driftDetected: false,
         certifiedView: expect.objectContaining({ health: 'published' }),
@@ -272,7 +283,12 @@ describe('runResults', () => {
     skip,
   }) => {
     skip(noSharedFixtures !== undefined, noSharedFixtures);
-    const run = JSON.parse(readSharedFixture('dbt/postgres-v6-run_results-docs-generate.json'));
+    const run = JSON.parse(
+      intoAnalyticsDev(
+        readSharedFixture('dbt/postgres-v6-run_results-docs-generate.json'),
+        'public_pipedrive_analytics',
+      ),
+    );
     run.args = { which: 'build' };
     run.results.push(
       { status: 'success', unique_id: 'seed.shop.categorydim' },
@@ -293,7 +309,7 @@ describe('runResults', () => {
       {
         status: 'success',
         unique_id: 'model.shop.categorydim',
-        relation_name: '"warehouse"."analytics"."categorydim"',
+        relation_name: '"warehouse"."analytics_dev"."categorydim"',
       },
       {
         status: 'error',
@@ -319,10 +335,10 @@ describe('runResults', () => {
       args: { which: 'run' },
     });
     for (const relation of [
-      '`my-project-42`.`analytics`.`categorydim`',
-      '`analytics`.`categorydim`',
-      '"warehouse"."analytics"."categorydim"',
-      'WAREHOUSE.ANALYTICS.CATEGORYDIM',
+      '`my-project-42`.`analytics_dev`.`categorydim`',
+      '`analytics_dev`.`categorydim`',
+      '"warehouse"."analytics_dev"."categorydim"',
+      'WAREHOUSE.ANALYTICS_DEV.CATEGORYDIM',
     ]) {
       const response = await signal({ runResults: run(relation), environmentLabel: 'dev' });
       expect(response.status, relation).toBe(200);
