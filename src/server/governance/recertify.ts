@@ -385,6 +385,36 @@ async function candidateTables(
 }
 
 /**
+ * The batch's matches, each matched table locked before its state is read: a certify, reject, submission or
+ * replacement committing meanwhile is read here, not decided on before it. Only the matched tables are locked
+ * (in id order, as every writer of several tables locks them), not every table of a name a batch's entry
+ * has: another team's crm.orders waits for no signal of analytics.orders. A table that matches only once
+ * another is locked (a replacement moved a source meanwhile) is locked in a next round.
+ */
+async function lockedMatches(
+  tx: Queryable,
+  workspaceId: string,
+  environmentLabel: string,
+  batch: BatchEntry[],
+  byExplicitSchema: boolean,
+): Promise<Match[]> {
+  const locked = new Set<string>();
+  for (;;) {
+    const found = matchTables(
+      await candidateTables(tx, workspaceId, environmentLabel, batch),
+      batch,
+      byExplicitSchema,
+    );
+    const toLock = [...new Set(found.flatMap((m) => (m.table ? [m.table.id] : [])))].filter(
+      (id) => !locked.has(id),
+    );
+    if (toLock.length === 0) return found;
+    await tx.query(`SELECT id FROM gds.tables WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE`, [toLock]);
+    for (const id of toLock) locked.add(id);
+  }
+}
+
+/**
  * The signal of `body`, applied once per idempotency key: a signal sent again with its key (a retry after a
  * lost answer, a CI job run again) gets the first answer and `replayed: true`, and nothing is applied twice.
  * The key is claimed in the signal's own transaction, so a signal that failed or was cut off left no key, and
@@ -424,8 +454,7 @@ export async function recertify(
   });
 
   async function applySignal(tx: Queryable): Promise<RecertifyResponse> {
-    const tables = await candidateTables(tx, caller.workspaceId, environmentLabel, signal.batch);
-    const found = matchTables(tables, signal.batch, explicit);
+    const found = await lockedMatches(tx, caller.workspaceId, environmentLabel, signal.batch, explicit);
     const matched = signal.batch.map((entry, i) => ({ entry, ...found[i] }));
     // A table named twice in one batch is signalled once, for its first entry; every entry naming it
     // reports that outcome. Tables are signalled (and so their rows locked) in table-id order, whatever

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../../helpers/server.js';
 import { startTestServer } from '../../helpers/server.js';
+import { holdTableRow } from '../../helpers/row-holder.js';
 import { needs, noPostgres } from '../../helpers/skip.js';
 
 const run = (...relations: string[]) => ({
@@ -147,6 +148,32 @@ describe.each([
       expect(await version()).toBe(start + 1);
       expect(await footprint(crm)).toEqual(before);
     });
+
+    // Side by side only on PostgreSQL (PGlite runs one transaction at a time).
+    it.runIf(engine === 'postgres')(
+      'a signal of analytics.purchases waits for no lock on the crm team’s table purchases',
+      async () => {
+        const crm =
+          (await server.sql<{ id: string }>("SELECT id FROM gds.tables WHERE name = 'purchases'"))[0]?.id ??
+          '';
+        // The crm team's table is held (a certify of it committing, say) while analytics' run is signalled.
+        const holder = await holdTableRow(server, crm);
+        try {
+          const answered = signal({ runResults: run('"dev"."analytics"."purchases"') });
+          const blocked = holder.waitForBlocked(1).then(() => 'waited on the crm table' as const);
+          blocked.catch(() => undefined);
+          const first = await Promise.race([answered.then(() => 'answered' as const), blocked]);
+          expect(first).toBe('answered');
+          expect((await answered).body).toMatchObject({
+            governed: 1,
+            outcomes: [{ table: 'purchases', schema: 'analytics', outcome: 'recert_filed' }],
+          });
+        } finally {
+          await holder.client.query('ROLLBACK');
+          await holder.end();
+        }
+      },
+    );
 
     it('a run that rebuilt both relations signals both tables, each outcome naming its relation’s schema', async () => {
       const ids = (
