@@ -1,6 +1,7 @@
 // Ctrl-C (SIGINT) or SIGTERM in the middle of a token refresh would lose the only copy of the new
 // tokens: the service has spent the old refresh token, and gds dies before saving the new one. While a
-// refresh runs, these signals are held: the refresh finishes and saves (for at most SAVE_BOUND_MS), then
+// refresh runs, these signals are held: the refresh finishes (for at most SAVE_BOUND_MS) and saves (for at
+// most the bound it gives when its save starts: a keychain write's limit and more), then
 // the signal takes effect as it would have (the command's own Ctrl-C handler, else exit 130 or 143).
 // A second signal, or the bound, ends the wait at once; an unfinished refresh is completed by the next run
 // (refresh.ts records it before calling).
@@ -14,13 +15,23 @@ export const SAVE_BOUND_MS = 2_000;
 
 type Listener = (...args: unknown[]) => void;
 
-export async function finishBeforeExit<T>(work: () => Promise<T>, boundMs = SAVE_BOUND_MS): Promise<T> {
+/**
+ * Runs `work` with SIGINT and SIGTERM held (see above). `work` calls `saving(ms)` when it has the new tokens
+ * and starts saving them: a held signal then waits `ms` more for the save, however long the answer took, as
+ * a save may wait out a keychain that does not answer (GDS_KEYCHAIN_TIMEOUT_MS) before it falls back to the
+ * file; a bound shorter than that would end gds before that fallback, and lose the tokens.
+ */
+export async function finishBeforeExit<T>(
+  work: (saving: (ms: number) => void) => Promise<T>,
+  boundMs = SAVE_BOUND_MS,
+): Promise<T> {
   const previous = new Map(
     HELD_SIGNALS.map((signal) => [signal, process.rawListeners(signal) as Listener[]]),
   );
   let caught: HeldSignal | undefined;
   let timer: NodeJS.Timeout | undefined;
   let restored = false;
+  let saveBoundMs: number | undefined;
 
   const restore = () => {
     if (restored) return;
@@ -42,15 +53,22 @@ export async function finishBeforeExit<T>(work: () => Promise<T>, boundMs = SAVE
   function hold(signal: HeldSignal) {
     if (caught !== undefined) deliver(caught);
     caught = signal;
-    timer = setTimeout(() => deliver(signal), boundMs);
+    timer = setTimeout(() => deliver(signal), saveBoundMs ?? boundMs);
   }
+  const saving = (ms: number) => {
+    saveBoundMs = ms;
+    const held = caught;
+    if (held === undefined || restored) return;
+    clearTimeout(timer);
+    timer = setTimeout(() => deliver(held), ms);
+  };
 
   for (const signal of HELD_SIGNALS) {
     process.removeAllListeners(signal);
     process.on(signal, hold);
   }
   try {
-    return await work();
+    return await work(saving);
   } finally {
     if (caught === undefined) restore();
     else deliver(caught);

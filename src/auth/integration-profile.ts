@@ -5,8 +5,9 @@ import { CliError, ExitCode } from '../core/errors.js';
 import type { TokenBundle } from '../contract/types.js';
 import type { Env, IntegrationProfile } from './config.js';
 import { checkProfileName, loadConfig, withProfileLock } from './config.js';
+import { finishBeforeExit } from './finish-before-exit.js';
 import { describeLive, liveToken } from './login.js';
-import { clockSkewMs, onLocalClock } from './refresh.js';
+import { clockSkewMs, onLocalClock, saveBoundMs } from './refresh.js';
 import type { SavedProfile } from './profiles.js';
 import { saveProfile } from './profiles.js';
 import { describeStorage } from './secret-store.js';
@@ -67,32 +68,46 @@ export async function saveIntegrationTokens<T extends ObtainedIntegrationTokens>
           suggestion: `Nothing was issued or spent. Save into another profile, or replace this one with --save-profile ${name} --force`,
         });
       }
-      const obtained = await obtain();
-      const { base, tokens, id, audience, env, scopes } = obtained;
-      // Kept on this machine's clock, as a refresh keeps them (clockSkewMs).
-      const skew = clockSkewMs(tokens.accessToken);
-      const fields: IntegrationProfile = {
-        kind: 'integration',
-        base,
-        expiresAt: onLocalClock(tokens.expiresAt, skew),
-        refreshExpiresAt: onLocalClock(tokens.refreshExpiresAt, skew),
-        ...(id === undefined ? {} : { tokenId: id }),
-        ...(audience === undefined ? {} : { audience }),
-        ...(env === undefined ? {} : { env }),
-        ...(scopes === undefined ? {} : { scopes }),
-      };
-      const saved = await saveProfile(
-        name,
-        fields,
-        { accessToken: obtained.tokens.accessToken, refreshToken: obtained.tokens.refreshToken },
-        options,
-      );
-      return {
-        obtained,
-        saved,
-        location: describeStorage(saved.storage, saved.profile.secretRef, options.env),
-      };
+      // Tokens that exist nowhere else (a spent refresh token) are saved before a Ctrl-C or SIGTERM ends gds.
+      return options.onlyCopy === true
+        ? finishBeforeExit((saving) => obtainAndSave(name, obtain, options, saving))
+        : obtainAndSave(name, obtain, options);
     },
     options,
   );
+}
+
+/** Runs `obtain` and saves its answer into the profile (under its lock, see saveIntegrationTokens). */
+async function obtainAndSave<T extends ObtainedIntegrationTokens>(
+  name: string,
+  obtain: () => Promise<T>,
+  options: SaveIntegrationOptions,
+  saving?: (ms: number) => void,
+): Promise<SavedIntegration<T>> {
+  const obtained = await obtain();
+  saving?.(saveBoundMs(options.env));
+  const { base, tokens, id, audience, env, scopes } = obtained;
+  // Kept on this machine's clock, as a refresh keeps them (clockSkewMs).
+  const skew = clockSkewMs(tokens.accessToken);
+  const fields: IntegrationProfile = {
+    kind: 'integration',
+    base,
+    expiresAt: onLocalClock(tokens.expiresAt, skew),
+    refreshExpiresAt: onLocalClock(tokens.refreshExpiresAt, skew),
+    ...(id === undefined ? {} : { tokenId: id }),
+    ...(audience === undefined ? {} : { audience }),
+    ...(env === undefined ? {} : { env }),
+    ...(scopes === undefined ? {} : { scopes }),
+  };
+  const saved = await saveProfile(
+    name,
+    fields,
+    { accessToken: obtained.tokens.accessToken, refreshToken: obtained.tokens.refreshToken },
+    options,
+  );
+  return {
+    obtained,
+    saved,
+    location: describeStorage(saved.storage, saved.profile.secretRef, options.env),
+  };
 }

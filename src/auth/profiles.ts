@@ -127,21 +127,48 @@ export async function removeProfile(name: string, options: ProfileOptions = {}):
   );
 }
 
-/** `gds auth logout`: every profile's keychain entry, then the config file itself. */
+/**
+ * `gds auth logout`: every profile's keychain entry, then the config file itself. Under every profile's lock,
+ * as removeProfile is under its one: a gds refreshing a profile meanwhile would otherwise save the rotated
+ * tokens after the file is gone, and the profile would come back signed in.
+ */
 export async function removeAllProfiles(options: ProfileOptions = {}): Promise<LogoutResult> {
-  let config: GdsConfig | undefined;
+  const names = Object.keys((await readForLogout(options))?.profiles ?? {})
+    .filter(lockable)
+    .sort();
+  const underLocks = async (index: number): Promise<LogoutResult> => {
+    const name = names[index];
+    if (name !== undefined) return withProfileLock(name, () => underLocks(index + 1), options);
+    // Read again under the locks: a refresh that finished while they were awaited changed the profiles.
+    const config = await readForLogout(options);
+    const removed: RemovedProfile[] = [];
+    for (const [profileName, profile] of Object.entries(config?.profiles ?? {})) {
+      removed.push(await forget(profileName, profile, options));
+    }
+    const configFileRemoved = await removeConfigFile(options);
+    return { removed, activeProfile: null, configFileRemoved };
+  };
+  return underLocks(0);
+}
+
+/** A name no gds command takes (a hand-edited file) has no lock: nothing can be refreshing it. */
+function lockable(name: string): boolean {
   try {
-    config = await loadConfig(options);
+    checkProfileName(name);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The config, or undefined when it is damaged: logging out is the way out of that, and removes it all the same. */
+async function readForLogout(options: ProfileOptions): Promise<GdsConfig | undefined> {
+  try {
+    return await loadConfig(options);
   } catch (error) {
-    // A damaged file is removed all the same: logging out is the way out of it.
     if (!(error instanceof CliError && error.code === 'config_invalid')) throw error;
+    return undefined;
   }
-  const removed: RemovedProfile[] = [];
-  for (const [name, profile] of Object.entries(config?.profiles ?? {})) {
-    removed.push(await forget(name, profile, options));
-  }
-  const configFileRemoved = await removeConfigFile(options);
-  return { removed, activeProfile: null, configFileRemoved };
 }
 
 async function forget(name: string, profile: Profile, options: ProfileOptions): Promise<RemovedProfile> {

@@ -24,7 +24,7 @@ import type { Env, IntegrationProfile, RefreshInFlight, SessionProfile } from '.
 import type { ResolvedCredentials } from './credentials.js';
 import { loadConfig, updateConfig, withProfileLock } from './config.js';
 import { debugLog } from './debug-log.js';
-import { finishBeforeExit } from './finish-before-exit.js';
+import { finishBeforeExit, SAVE_BOUND_MS } from './finish-before-exit.js';
 import type { ProfileFields } from './profiles.js';
 import { saveProfile } from './profiles.js';
 import { holderAlive, holderOf, presenting } from './refresh-holder.js';
@@ -167,6 +167,12 @@ export async function refreshUnderLock(
   }
 }
 
+/** How long a held Ctrl-C or SIGTERM waits for the new tokens to be saved: one keychain write that may not
+ *  answer (then the file takes them), and the config file's write. */
+export function saveBoundMs(env: Env | undefined): number {
+  return keychainTimeoutMs(env ?? process.env) + SAVE_BOUND_MS;
+}
+
 const ALREADY_FRESH = Symbol('already fresh');
 const LOCK_LOST = Symbol('lock lost');
 /** How many times a refresh starts over after losing the profile lock before it gives up. */
@@ -249,7 +255,7 @@ async function refreshOnce(
       // (The record just written names this process: others wait for it to start over and present it.)
       if (!(await stillHeld())) return LOCK_LOST;
       return presenting(fingerprint(refreshToken), () =>
-        finishBeforeExit(async () => {
+        finishBeforeExit(async (saving) => {
           let tokens: GrantedTokens;
           try {
             tokens = await grants[stored.profile.kind](stored, refreshToken, now());
@@ -275,6 +281,7 @@ async function refreshOnce(
           // The new tokens first, even if the lock was lost while the request was out: the old refresh token is
           // spent, these are the only copy.
           const fields = { ...renewableFields(stored.profile), ...tokens.fields };
+          saving(saveBoundMs(options.env));
           await saveProfile(
             profileName,
             fields,

@@ -1,0 +1,75 @@
+// SIGTERM (a cancelled CI job) or Ctrl-C after the service answered a refresh, while the keychain does not
+// answer gds's write of the new tokens (a busy or stuck session bus, a locked keyring). Under the default
+// secret storage (auto) the write is given up after GDS_KEYCHAIN_TIMEOUT_MS (3 s) and the tokens go to the
+// 0600 config file instead; the held signal must wait for that, not end gds after its 2 s bound with the
+// keychain process killed and the only copy of the rotated tokens gone (the service has spent the old one).
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { KillHarness } from './refresh-kill-harness.js';
+import {
+  auditList,
+  auditListOn,
+  expiredProfile,
+  savedProfileTemplate,
+  startGds,
+  startKillHarness,
+  storedRefreshToken,
+} from './refresh-kill-harness.js';
+
+let harness: KillHarness;
+let template: Record<string, unknown>;
+
+beforeAll(async () => {
+  harness = await startKillHarness();
+  template = await savedProfileTemplate(harness);
+});
+
+afterAll(async () => {
+  await harness?.close();
+});
+
+describe('a signal during a refresh whose keychain write gets no answer', () => {
+  it.each(['SIGTERM', 'SIGINT'] as const)(
+    '%s: the rotated tokens reach the config file before gds exits',
+    async (signal) => {
+      const { configDir, refreshToken } = await expiredProfile(
+        harness,
+        template,
+        signal === 'SIGTERM' ? 200 : 201,
+      );
+      // A session bus that takes the connection and never answers.
+      const bus = join(configDir, 'bus');
+      const silent = createServer(() => undefined);
+      await new Promise<void>((resolve) => silent.listen(bus, resolve));
+      try {
+        let reached!: () => void;
+        const reachedProxy = new Promise<void>((resolve) => (reached = resolve));
+        let release!: () => void;
+        const released = new Promise<void>((resolve) => (release = resolve));
+        // The service spends the token and answers; gds hears the answer only after the signal.
+        harness.plans.set(refreshToken, { mode: 'hold', reached, release: () => released });
+        const gds = startGds(auditList, configDir, {
+          GDS_SECRET_STORAGE: 'auto',
+          DBUS_SESSION_BUS_ADDRESS: `unix:path=${bus}`,
+        });
+        await Promise.race([
+          reachedProxy,
+          gds.result.then((r) => {
+            throw new Error(`gds ended (${r.code}) before its refresh reached the proxy:\n${r.stderr}`);
+          }),
+        ]);
+        gds.child.kill(signal);
+        release();
+        const killed = await gds.result;
+        expect(killed.code, killed.stderr).toBe(signal === 'SIGINT' ? 130 : 143);
+        expect(await storedRefreshToken(configDir)).not.toBe(refreshToken);
+      } finally {
+        silent.close();
+      }
+      const after = await auditListOn(configDir);
+      expect(after.code, after.stderr).toBe(0);
+    },
+    120_000,
+  );
+});

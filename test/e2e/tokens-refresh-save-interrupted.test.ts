@@ -1,0 +1,73 @@
+// `gds tokens refresh --save-profile ci` spends the refresh token it is given: the tokens the service
+// answers exist nowhere else. A CI job cancelled (SIGTERM) or a Ctrl-C (SIGINT) after the service spent the
+// token and before gds saved its answer would lose them, and with them the integration token. As the
+// profile's own renewal does (src/auth/finish-before-exit.ts), the signal waits (bounded) for the save, then
+// gds exits 143 or 130.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runInProcess } from '../helpers/run-in-process.js';
+import type { KillHarness } from './refresh-kill-harness.js';
+import { auditList, startGds, startKillHarness } from './refresh-kill-harness.js';
+
+let harness: KillHarness;
+
+beforeAll(async () => {
+  harness = await startKillHarness();
+});
+
+afterAll(async () => {
+  await harness?.close();
+});
+
+describe.each(['SIGTERM', 'SIGINT'] as const)(
+  '%s while tokens refresh --save-profile waits for the answer',
+  (signal) => {
+    it('saves the rotated tokens before exiting, and the profile works', async () => {
+      const issued = await harness.server.issueToken('OWNER', {
+        name: `save-${signal}`,
+        env: 'dev',
+        scopes: ['workspace:read:audit'],
+      });
+      const configDir = join(harness.dir, `save-${signal}`);
+      let reached!: () => void;
+      const reachedProxy = new Promise<void>((resolve) => (reached = resolve));
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      // The service spends the token and answers; gds hears the answer only after the signal.
+      harness.plans.set(issued.tokens.refreshToken, { mode: 'hold', reached, release: () => released });
+      const gds = startGds(
+        [
+          'tokens',
+          'refresh',
+          '--refresh-token',
+          issued.tokens.refreshToken,
+          '--save-profile',
+          'ci',
+          '--json',
+        ],
+        configDir,
+        { SERVICE_API_URL: harness.proxyUrl },
+      );
+      await Promise.race([
+        reachedProxy,
+        gds.result.then((r) => {
+          throw new Error(`gds ended (${r.code}) before its refresh reached the proxy:\n${r.stderr}`);
+        }),
+      ]);
+      gds.child.kill(signal);
+      release();
+      const killed = await gds.result;
+      expect(killed.code, killed.stderr).toBe(signal === 'SIGINT' ? 130 : 143);
+      const saved = JSON.parse(await readFile(join(configDir, 'config.json'), 'utf8')) as {
+        profiles: { ci: { kind: string; refreshToken: string } };
+      };
+      expect(saved.profiles.ci.kind).toBe('integration');
+      expect(saved.profiles.ci.refreshToken).not.toBe(issued.tokens.refreshToken);
+      const after = await runInProcess(auditList, {
+        env: { GDS_CONFIG_DIR: configDir, GDS_SECRET_STORAGE: 'file' },
+      });
+      expect(after.code, after.stderr).toBe(0);
+    }, 120_000);
+  },
+);
