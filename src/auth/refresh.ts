@@ -23,6 +23,7 @@ import { openIdClient } from './openid-client.js';
 import type { Env, IntegrationProfile, RefreshInFlight, SessionProfile } from './config.js';
 import type { ResolvedCredentials } from './credentials.js';
 import { loadConfig, updateConfig, withProfileLock } from './config.js';
+import { addRunSecret } from '../core/redact.js';
 import { debugLog } from './debug-log.js';
 import { finishBeforeExit, SAVE_BOUND_MS } from './finish-before-exit.js';
 import type { ProfileFields } from './profiles.js';
@@ -257,8 +258,12 @@ async function refreshOnce(
       return presenting(fingerprint(refreshToken), () =>
         finishBeforeExit(async (saving) => {
           let tokens: GrantedTokens;
+          // The refresh token is a secret of this run as the access tokens it sends are: an answer quoting it
+          // (an identity provider's error_description) is masked wherever it is shown, as is the new one.
+          addRunSecret(refreshToken);
           try {
             tokens = await grants[stored.profile.kind](stored, refreshToken, now());
+            if (tokens.refreshToken !== undefined) addRunSecret(tokens.refreshToken);
           } catch (error) {
             if (!(error instanceof InvalidGrant)) throw error;
             // Another writer (a `gds auth login --force`, an older gds without the lock) may just have

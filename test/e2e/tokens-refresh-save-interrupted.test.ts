@@ -2,7 +2,7 @@
 // answers exist nowhere else. A CI job cancelled (SIGTERM) or a Ctrl-C (SIGINT) after the service spent the
 // token and before gds saved its answer would lose them, and with them the integration token. As the
 // profile's own renewal does (src/auth/finish-before-exit.ts), the signal waits (bounded) for the save, then
-// gds exits 143 or 130.
+// gds exits 143 or 130. Without --save-profile the tokens are printed once: the signal waits for that print.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -68,6 +68,49 @@ describe.each(['SIGTERM', 'SIGINT'] as const)(
         env: { GDS_CONFIG_DIR: configDir, GDS_SECRET_STORAGE: 'file' },
       });
       expect(after.code, after.stderr).toBe(0);
+    }, 120_000);
+  },
+);
+
+describe.each(['SIGTERM', 'SIGINT'] as const)(
+  '%s while tokens refresh (no profile) waits for the answer',
+  (signal) => {
+    it('prints the rotated tokens before exiting, and they work', async () => {
+      const issued = await harness.server.issueToken('OWNER', {
+        name: `print-${signal}`,
+        env: 'dev',
+        scopes: ['workspace:read:audit'],
+      });
+      let reached!: () => void;
+      const reachedProxy = new Promise<void>((resolve) => (reached = resolve));
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      harness.plans.set(issued.tokens.refreshToken, { mode: 'hold', reached, release: () => released });
+      const gds = startGds(
+        ['tokens', 'refresh', '--refresh-token', issued.tokens.refreshToken, '--json'],
+        join(harness.dir, `print-${signal}`),
+        { SERVICE_API_URL: harness.proxyUrl },
+      );
+      await Promise.race([
+        reachedProxy,
+        gds.result.then((r) => {
+          throw new Error(`gds ended (${r.code}) before its refresh reached the proxy:\n${r.stderr}`);
+        }),
+      ]);
+      gds.child.kill(signal);
+      release();
+      const killed = await gds.result;
+      expect(killed.code, killed.stderr).toBe(signal === 'SIGINT' ? 130 : 143);
+      const printed = JSON.parse(killed.stdout.trim()) as { tokens: { refreshToken: string } };
+      expect(printed.tokens.refreshToken).not.toBe(issued.tokens.refreshToken);
+      // The printed refresh token is the live one: it renews once more.
+      const again = await runInProcess(
+        ['tokens', 'refresh', '--refresh-token', printed.tokens.refreshToken, '--json'],
+        {
+          env: { GDS_CONFIG_DIR: join(harness.dir, `print-${signal}`), SERVICE_API_URL: harness.server.url },
+        },
+      );
+      expect(again.code, again.stderr).toBe(0);
     }, 120_000);
   },
 );

@@ -12,6 +12,7 @@ import { refreshToken } from '../../services/tokens.js';
 import { readTextInput } from '../../io/input.js';
 import { CliError, ExitCode } from '../../core/errors.js';
 import { addRunSecret } from '../../core/redact.js';
+import { finishBeforeExit } from '../../auth/finish-before-exit.js';
 import { saveIntegrationTokens } from '../../auth/integration-profile.js';
 
 export default class TokensRefresh extends ApiCommand<typeof TokensRefresh> {
@@ -72,13 +73,17 @@ export default class TokensRefresh extends ApiCommand<typeof TokensRefresh> {
       printSavedTokens(this.out, saved, tokens);
       return;
     }
-    const { refreshed } = await refresh();
-    if (this.out.json) {
-      this.out.record(refreshed);
-      return;
-    }
-    this.out.success('Refreshed. The refresh token you gave is spent.');
-    printTokenBundle(this.out, refreshed.tokens);
+    // The new tokens exist nowhere else once the service spent the one given: a Ctrl-C or SIGTERM while the
+    // answer is on its way waits (bounded) for them to be shown, as a saved profile waits for its save.
+    await finishBeforeExit(async () => {
+      const { refreshed } = await refresh();
+      if (this.out.json) {
+        this.out.record(refreshed);
+        return;
+      }
+      this.out.success('Refreshed. The refresh token you gave is spent.');
+      printTokenBundle(this.out, refreshed.tokens);
+    });
   }
 
   private async readRefreshToken(): Promise<string> {
