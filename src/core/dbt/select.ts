@@ -16,7 +16,8 @@
 // 1.0, result: 1.0, source_status: 1.1, file: 1.2, group:/access:/version: 1.5, semantic_model: 1.6.4, saved_query: 1.7,
 // unit_test: 1.8, selector: 1.12) is a DbtSelectionError naming the dbt that added it, as that dbt refuses an
 // unknown method; the methods' globs are 1.5's, group:'s 1.8's (exact before); file: is the file's name from
-// 1.2 and its stem too from 1.6, and a bare `orders.sql` is a name (fqn) before 1.2.
+// 1.2 and its stem too from 1.6, and a bare `orders.sql` is a name (fqn) before 1.2; config.KEY: takes a list's
+// items and `true`/`false` from 1.3, and path: sees only the root project's nodes before 1.4.
 import type { Manifest, ManifestNode } from './manifest.js';
 import { DECLARED_TYPES } from './manifest.js';
 import { attachedNode } from './attached.js';
@@ -636,6 +637,14 @@ function matchMethod(
     : others.filter((n) => n.resourceType === 'function');
   const named = functions.length === 0 ? parsed : [...parsed, ...functions];
   const located = functions.length === 0 ? all : [...all, ...functions];
+  // dbt before 1.4 had path: skip every node whose root_path was not the project's (dbt-core #2258): a
+  // package's `models/staging/x.sql` is no path of the project. 1.4 dropped root_path and the check with it
+  // (dbt-core #6171).
+  const root = manifest.projectName;
+  const pathed = () =>
+    root !== undefined && dbtBefore1(manifest.dbtVersion, 4)
+      ? located.filter((n) => n.packageName === root)
+      : located;
   // dbt's parsed_nodes: its manifest's nodes, where the unit tests are not (gds reads them among the nodes).
   const configurable = () => parsed.filter((n) => n.resourceType !== 'unit_test');
   const pick = (test: (node: ManifestNode) => boolean, among: ManifestNode[] = all) =>
@@ -664,7 +673,7 @@ function matchMethod(
     // Before dbt 1.2 (no file method) a value ending in .sql is a name, as that dbt read it.
     case undefined:
       return value.includes('/')
-        ? pick((n) => pathMatches(n, value), located)
+        ? pick((n) => pathMatches(n, value), pathed())
         : /\.(sql|py|csv)$/i.test(value) && !dbtBefore1(manifest.dbtVersion, 2)
           ? pick((n) => fileMatches(n, value, like, stems), located)
           : pick((n) => fqnMatches(n, value, wildcards, underscored), named);
@@ -673,7 +682,7 @@ function matchMethod(
     case 'tag':
       return pick((n) => n.tags.some((t) => like(value, t)));
     case 'path':
-      return pick((n) => pathMatches(n, value), located);
+      return pick((n) => pathMatches(n, value), pathed());
     // dbt's file method compares the file's name alone: `file:models/x.sql` matches nothing (path: does).
     case 'file':
       return pick((n) => fileMatches(n, value, like, stems), located);
@@ -780,7 +789,19 @@ function matchMethod(
           selector,
         );
       if (value === 'function') return pick((n) => n.resourceType === value, others);
-      return pick((n) => n.resourceType === value, parsed);
+      // From dbt 1.6.4 (dbt-core #8589, backported) the method searches dbt's all_nodes: `resource_type:source+`
+      // is what reads a source, `+resource_type:exposure` what the exposures are built on (dbt-core #8730;
+      // 1.6.3 and 1.5.9 selected nothing by them). Before, the manifest's nodes only.
+      return pick(
+        (n) => n.resourceType === value,
+        dbtBefore1(manifest.dbtVersion, 6, 4)
+          ? parsed
+          : [
+              ...parsed,
+              ...[...manifest.sources.values()].filter((n) => n.enabled),
+              ...others.filter((n) => n.resourceType !== 'function'),
+            ],
+      );
     // dbt 1.8's `package:this` is the root project (dbt-core #6891): the manifest's project_name.
     case 'package': {
       const root = manifest.projectName;
@@ -867,8 +888,9 @@ function matchMethod(
       if (method.startsWith('config.')) {
         const keys = method.slice('config.'.length).split('.');
         const compared = typed ?? value;
+        const since13 = !dbtBefore1(manifest.dbtVersion, 3);
         return pick(
-          (n) => configSelects(configValue(n, keys, manifest, atom, selector), compared, keys),
+          (n) => configSelects(configValue(n, keys, manifest, atom, selector), compared, keys, since13),
           [...configurable(), ...[...manifest.sources.values()].filter((n) => n.enabled)],
         );
       }
@@ -921,9 +943,16 @@ function configValue(
 /**
  * dbt's ConfigSelectorMethod: the value equals the config's as Python compares them (a text only a text, a
  * number or boolean only a number or boolean), or is one of a list's items; `true` and `false` in any case
- * select a boolean config; `config.severity:` compares without case.
+ * select a boolean config; `config.severity:` compares without case. The lists and the texts `true` and
+ * `false` are dbt 1.3's (`listsAndBooleans`; dbt-core #5889): before, the value had to equal the config,
+ * so `config.tags:nightly` and `config.full_refresh:true` selected nothing.
  */
-function configSelects(config: unknown, selected: ConfigScalar, keys: string[]): boolean {
+function configSelects(
+  config: unknown,
+  selected: ConfigScalar,
+  keys: string[],
+  listsAndBooleans = true,
+): boolean {
   if (config === ABSENT) return false;
   const selectedText = typeof selected === 'boolean' ? (selected ? 'True' : 'False') : String(selected);
   const severity = keys.length === 1 && keys[0] === 'severity';
@@ -934,6 +963,7 @@ function configSelects(config: unknown, selected: ConfigScalar, keys: string[]):
       return typeof selected !== 'string' && Number(item) === Number(selected);
     return false;
   };
+  if (!listsAndBooleans) return !Array.isArray(config) && equals(config);
   // `true`/`false` select a boolean config (`value is True`), or a list holding one (`True in value`, where
   // Python's 1 equals True).
   const bool =

@@ -98,6 +98,23 @@ describe("config.KEY: as dbt's ConfigSelectorMethod compares", () => {
     expect(names(['config.transient:True'])).toEqual([]);
   });
 
+  // dbt-core #5889 (1.3.0: "ConfigSelectorMethod should check for bools"): before, `selector == value` alone.
+  it('before dbt 1.3 the value equals the config or selects nothing: no list items, no true/false', () => {
+    const old: Entry = {
+      ...project,
+      metadata: { ...(project['metadata'] as Entry), dbt_version: '1.2.1' },
+      selectors: {
+        enforced: { name: 'enforced', definition: { 'config.contract.enforced': true } },
+      },
+    };
+    expect(names(['config.tags:nightly'], {}, old)).toEqual([]);
+    expect(names(['config.contract.enforced:true'], {}, old)).toEqual([]);
+    expect(names(['config.meta.owner:alice'], {}, old)).toEqual(['orders']);
+    expect(names(['config.transient:true'], {}, old)).toEqual(['stg_orders']);
+    // A YAML selector's true is Python's True, which equals the config's.
+    expect(selectNodes(readManifest(old), { selector: 'enforced' })).toEqual(['model.shop.orders']);
+  });
+
   it("a CLI value is a text, never a config's number; a YAML selector's number is one", () => {
     expect(names(['config.retries:5'])).toEqual([]);
     const withSelector = {
@@ -356,6 +373,22 @@ describe('on the real manifests', () => {
       expect(selectNodes(m, { select: ['result:success'] }, () => {}, undefined, { results }).sort()).toEqual(
         succeeded.filter((id) => id.startsWith('model.')).sort(),
       );
+    },
+  );
+
+  it(
+    'config.KEY:true and a list item select nothing on dbt 1.0 (dap 1.0.0, ol_snapshot 1.0.4), as there',
+    needs(noSharedFixtures),
+    () => {
+      const dap = readManifest(read('real/dbt/dap_v4_1.0.0.manifest.json'));
+      const warnings: string[] = [];
+      expect(selectNodes(dap, { select: ['config.full_refresh:true'] }, (w) => warnings.push(w))).toEqual([]);
+      expect(warnings).toEqual([expect.stringMatching(/--select config\.full_refresh:true matches no/)]);
+      expect(selectNodes(dap, { select: ['config.materialized:incremental'] })).toEqual([
+        'model.jaffle_shop.test_insert_overwrite',
+      ]);
+      const snapshot = readManifest(read('real/dbt/ol_snapshot.manifest.json'));
+      expect(selectNodes(snapshot, { select: ['config.check_cols:id'] }, () => {})).toEqual([]);
     },
   );
 });

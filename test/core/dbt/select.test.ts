@@ -129,10 +129,35 @@ describe('which nodes each method searches, as dbt does', () => {
   it('a name or fqn: is searched among the nodes, not the sources: the seed, not the source of its name', () => {
     expect(selected('raw_orders+')).toEqual(['seed.shop.raw_orders']);
     expect(selected('fqn:raw_orders+')).toEqual(['seed.shop.raw_orders']);
-    expect(selected('resource_type:source+')).toEqual([]);
     expect(selected('source:ecom+')).toEqual(['model.shop.stg_orders']);
     expect(selected('path:models/sources.yml+')).toEqual(['model.shop.stg_orders']);
   });
+
+  // dbt 1.6.4 made resource_type: search its all_nodes, sources and exposures too (dbt-core #8589, backported
+  // to 1.6.4; dbt-core #8730: "resource_type:source+" selected nothing on 1.6.3 and 1.5.9, works on 1.6.5 and
+  // 1.7.8, docs.getdbt.com #5003 and #6115). Before, it searched the manifest's nodes only.
+  it('resource_type:source selects the sources from dbt 1.6.4, and + their children; not before', () => {
+    expect(selected('resource_type:source+')).toEqual(['model.shop.stg_orders']);
+    const old = { ...project, metadata: { ...(project['metadata'] as Entry), dbt_version: '1.6.3' } };
+    expect(selectNodes(readManifest(old), { select: ['resource_type:source+'] }, () => {})).toEqual([]);
+  });
+
+  it(
+    'balboa (dbt 1.8.8): resource_type:source+ is source:*+, +resource_type:exposure is +exposure:*',
+    needs(noSharedFixtures),
+    () => {
+      const balboa = readManifest(
+        JSON.parse(
+          readFileSync(`${sharedFixturesDir}real/dbt/balboa_snowflake_1.8.8.manifest.json`, 'utf8'),
+        ) as Entry,
+      );
+      const chosen = (select: string) => selectNodes(balboa, { select: [select] });
+      expect(chosen('source:*+').length).toBeGreaterThan(10);
+      expect(chosen('resource_type:source+')).toEqual(chosen('source:*+'));
+      expect(chosen('+exposure:*').length).toBeGreaterThan(0);
+      expect(chosen('+resource_type:exposure')).toEqual(chosen('+exposure:*'));
+    },
+  );
 });
 
 describe('config.materialized: and resource_type: compare the value as it is, as dbt does (no glob)', () => {
@@ -323,6 +348,48 @@ describe('path: as dbt globs it (pathlib)', () => {
     expect(selected('path:models/staging/_staging.yml')).toEqual(['stg_orders']);
     expect(selected('path:models/**/_*.yml')).toEqual(['stg_orders']);
   });
+
+  // dbt before 1.4 skipped every node whose root_path was not the project's (dbt-core #2258, 0.17; the check
+  // went with root_path in 1.4, dbt-core #6171): a package's models/staging/ is no path of the project.
+  it("before dbt 1.4, a package's nodes are not under the project's paths", () => {
+    const m = manifest(
+      model('stg_orders', { folders: ['staging'] }),
+      model('stg_runs', { folders: ['staging'], package_name: 'dbt_artifacts' }),
+    );
+    const ids = (version: string, select: string) => {
+      (m['metadata'] as Entry)['dbt_version'] = version;
+      return selectNodes(readManifest(m), { select: [select] }, () => {});
+    };
+    for (const select of ['path:models/staging', 'models/staging', 'path:models/*/stg_*.sql'])
+      expect(ids('1.3.0', select)).toEqual(['model.shop.stg_orders']);
+    expect(ids('1.4.0', 'path:models/staging')).toEqual([
+      'model.shop.stg_orders',
+      'model.dbt_artifacts.stg_runs',
+    ]);
+  });
+
+  it(
+    "balboa (dbt 1.0.4): path:models is balboa's 25 models, not dbt_artifacts' 28 too",
+    needs(noSharedFixtures),
+    () => {
+      const balboa = readManifest(
+        JSON.parse(
+          readFileSync(`${sharedFixturesDir}real/dbt/balboa_snowflake_1.0.4.manifest.json`, 'utf8'),
+        ) as Entry,
+      );
+      const warnings: string[] = [];
+      const chosen = (select: string) => selectNodes(balboa, { select: [select] }, (w) => warnings.push(w));
+      const models = chosen('path:models');
+      expect(models).toHaveLength(25);
+      expect(models.every((id) => id.startsWith('model.balboa.'))).toBe(true);
+      // dbt_artifacts' models/staging/ and models/incremental/: no folder of balboa's, so nothing.
+      expect(chosen('models/staging models/incremental')).toEqual([]);
+      expect(warnings).toEqual([
+        expect.stringMatching(/--select models\/staging matches no/),
+        expect.stringMatching(/--select models\/incremental matches no/),
+      ]);
+    },
+  );
 });
 
 describe('state: against another manifest (--state)', () => {
