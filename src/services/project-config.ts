@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { CliError, ExitCode } from '../core/errors.js';
 import { loadYaml } from '../core/libraries/yaml.js';
 import { readBoundedText } from '../io/input.js';
+import { longerThan } from '../core/text-bounds.js';
 
 export const PROJECT_CONFIG_FILE = 'gds.yml';
 /** The most bytes gds reads of a project's own small files: gds.yml, dbt_project.yml, profiles.yml. */
@@ -124,7 +125,7 @@ export async function parseProjectConfig(file: string, content: string): Promise
   const targets = placements(file, 'targets', doc.targets);
   const environments = placements(file, 'environments', doc.environments);
   const project = text(file, 'project', doc.project);
-  if (project !== undefined && (project.length > 200 || /[\u0000-\u001f\u007f]/.test(project)))
+  if (project !== undefined && (longerThan(project, 200) || /[\u0000-\u001f\u007f]/.test(project)))
     throw invalid(file, 'project must be at most 200 characters, without control characters');
   return {
     ...(project === undefined ? {} : { project }),

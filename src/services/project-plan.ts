@@ -78,6 +78,7 @@ import { slugOf } from '../core/table-slug.js';
 import { promotedName } from '../core/promoted-name.js';
 import { nodeSelector } from '../core/dbt/node-selector.js';
 import { loadGateDiffLibraries, unifiedDiff } from '../core/gate-diff.js';
+import { longerThan } from '../core/text-bounds.js';
 
 /** What the service holds of `held`, as a saved plan records it. */
 export function seenOf(held: HeldTable): Seen {
@@ -1176,7 +1177,7 @@ function ownProjectId(
   for (const named of [sorted.join('+'), sorted[0]]) {
     if (named === undefined || named === '') return undefined;
     const id = `${projectName}.${named}@${place}`;
-    if (id.length <= 200) return id; // the service's MAX_PROJECT_ID
+    if (!longerThan(id, 200)) return id; // the service's MAX_PROJECT_ID
   }
   return undefined;
 }

@@ -5,6 +5,8 @@ import { describe, expect, it } from 'vitest';
 import Apply from '../../src/commands/apply.js';
 import Plan from '../../src/commands/plan.js';
 import { parseProjectConfig, projectSettings } from '../../src/services/project-config.js';
+import { parseBody } from '../../src/server/contract.js';
+import { checkProjectId } from '../../src/server/governance/definitions.js';
 import { flagsOf, usageError } from './helpers/oclif-parse.js';
 
 describe('gds plan flags', () => {
@@ -127,6 +129,17 @@ describe('gds.yml', () => {
     const error = await parseProjectConfig(file, content).catch((e: unknown) => e);
     expect(error).toMatchObject({ exitCode: 2, code: 'invalid_project_config' });
     expect((error as Error).message).toContain(message);
+  });
+
+  it('project: is counted in characters as the service and its contract count it (200 emoji are one id)', async () => {
+    const emoji = '\u{1F680}'.repeat(200);
+    const read = { file, config: await parseProjectConfig(file, `project: ${emoji}\n${text}`) };
+    expect(projectSettings({}, read)).toMatchObject({ project: emoji });
+    // The service takes it as its contract's maxLength counts it (ajv: code points), and refuses 201.
+    expect(() => parseBody('TableProjectRequest', { project: emoji, previous: null })).not.toThrow();
+    expect(() => parseBody('TableProjectRequest', { project: `${emoji}x`, previous: null })).toThrow();
+    expect(checkProjectId(emoji, 'project')).toBe(emoji);
+    expect(() => checkProjectId(`${emoji}x`, 'project')).toThrow('1-200 characters');
   });
 
   it('a --target the file does not name is exit 2', async () => {

@@ -31,6 +31,7 @@ import type { Query } from '../query.js';
 import { stringParam } from '../query.js';
 import type { TableRow } from './tables.js';
 import { TABLE_COLUMNS, toTableRow } from './tables.js';
+import { longerThan } from '../../core/text-bounds.js';
 
 export const BASELINE_JOB = 'gate-baseline-auto';
 
@@ -152,7 +153,7 @@ export const MAX_PROJECT_ID = 200;
 
 /** A project id as stored: 1-200 printable characters, no control characters; 400 naming `field` otherwise. */
 export function checkProjectId(value: string, field: string): string {
-  if (value.length > MAX_PROJECT_ID || /[\u0000-\u001f\u007f]/.test(value) || value.trim() !== value) {
+  if (longerThan(value, MAX_PROJECT_ID) || /[\u0000-\u001f\u007f]/.test(value) || value.trim() !== value) {
     throw badRequest(
       'invalid_request',
       `${field} must be 1-${MAX_PROJECT_ID} characters without control characters or surrounding spaces.`,
