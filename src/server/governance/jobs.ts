@@ -169,6 +169,25 @@ export async function cancelJob(
   return getJob(q, workspaceId, jobId);
 }
 
+/**
+ * Cancels every QUEUED or RUNNING job of a table (it was deleted: a job would run against a table that is
+ * gone); returns each with the status it had. A running job's handler outcome is then not written.
+ */
+export async function cancelTableJobs(
+  q: Queryable,
+  tableId: string,
+  clock: Clock,
+): Promise<Array<{ id: string; type: JobType; from: JobStatus }>> {
+  return q.query<{ id: string; type: JobType; from: JobStatus }>(
+    `UPDATE gds.jobs j SET status = 'CANCELLED', finished_at = $2
+       FROM (SELECT id, status FROM gds.jobs WHERE table_id = $1 AND status IN ('QUEUED', 'RUNNING')
+              ORDER BY created_at, id FOR UPDATE) before
+      WHERE j.id = before.id
+      RETURNING j.id, j.type, before.status AS "from"`,
+    [tableId, new Date(clock()).toISOString()],
+  );
+}
+
 /** `auto`: a worker polls for queued jobs; `manual`: jobs run only when a test calls `runPending`. */
 export type JobsMode = 'auto' | 'manual';
 

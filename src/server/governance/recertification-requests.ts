@@ -5,7 +5,7 @@
 // read a page at a time (`listSignalPage`), so a request a nightly run merges into for months stays small.
 import type { RecertificationCause } from '../../core/lifecycle/index.js';
 import type { Caller, SessionCaller } from '../auth/caller.js';
-import { recordAudit } from '../audit.js';
+import { recordAudit, recordAudits } from '../audit.js';
 import { requireEnvironment } from '../certification/access.js';
 import type { Clock } from '../clock.js';
 import type { Db, Queryable } from '../db/handle.js';
@@ -301,9 +301,9 @@ export async function listOpenRequests(
 }
 
 /**
- * The request `caller` may dismiss (whatever its status): 404 for unknown requests and other workspaces',
- * 403 outside the caller's environments or for neither the table's owner nor a STEWARD and above. `lock`:
- * the row's lock, for the transaction that dismisses it.
+ * The request `caller` may dismiss (whatever its status): 404 for unknown requests, other workspaces' and a
+ * deleted table's (as `findRequestFor`), 403 outside the caller's environments or for neither the table's
+ * owner nor a STEWARD and above. `lock`: the row's lock, for the transaction that dismisses it.
  */
 export async function dismissableRequest(
   q: Queryable,
@@ -312,7 +312,7 @@ export async function dismissableRequest(
   options: { lock?: boolean } = {},
 ): Promise<Row> {
   const [row] = await q.query<Row>(
-    `${SELECT} WHERE r.id = $1 AND r.workspace_id = $2${options.lock === true ? ' FOR UPDATE OF r' : ''}`,
+    `${SELECT} WHERE r.id = $1 AND r.workspace_id = $2 AND t.active${options.lock === true ? ' FOR UPDATE OF r' : ''}`,
     [requestId, caller.workspaceId],
   );
   if (!row)
@@ -410,5 +410,40 @@ export async function resolveOpenRequests(
       },
     });
   }
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Marks the OPEN requests of a table being deleted DISMISSED by whoever deletes it (nobody can act on them
+ * any more), each with an audit entry `RECERTIFICATION_DISMISSED` whose reason says so; returns their ids.
+ * For delete, in its transaction.
+ */
+export async function dismissRequestsOfDeletedTable(
+  q: Queryable,
+  clock: Clock,
+  input: {
+    table: { id: string; workspaceId: string; environmentLabel: string; gateMode: 'ENFORCING' | 'ADVISORY' };
+    actor: string;
+  },
+): Promise<string[]> {
+  const rows = await q.query<{ id: string; cause: string }>(
+    `UPDATE gds.recertification_requests SET status = 'DISMISSED', dismissed_by = $2, dismissed_at = $3
+      WHERE table_id = $1 AND status = 'OPEN' RETURNING id, cause`,
+    [input.table.id, input.actor, new Date(clock()).toISOString()],
+  );
+  await recordAudits(
+    q,
+    clock,
+    rows.map((row) => ({
+      workspaceId: input.table.workspaceId,
+      userId: input.actor,
+      tableId: input.table.id,
+      action: 'RECERTIFICATION_DISMISSED',
+      resource: 'semantic_contract',
+      environmentLabel: input.table.environmentLabel,
+      gateMode: input.table.gateMode,
+      details: { requestId: row.id, cause: row.cause, reason: 'table deleted' },
+    })),
+  );
   return rows.map((r) => r.id);
 }

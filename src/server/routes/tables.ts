@@ -11,8 +11,8 @@ import { callerOf, guardBeforeBody } from '../context.js';
 import { badRequest, HttpError } from '../errors.js';
 import type { ApplyInput } from '../governance/engine.js';
 import { applyTrigger, governedTransaction, refuseForbiddenTrigger } from '../governance/engine.js';
-import { activeJobs } from '../governance/jobs.js';
-import { countRequests } from '../governance/recertification-requests.js';
+import { activeJobs, cancelTableJobs } from '../governance/jobs.js';
+import { countRequests, dismissRequestsOfDeletedTable } from '../governance/recertification-requests.js';
 import { latestCertification, schemaDrift, tableDdl } from '../governance/status.js';
 import type { TableRow } from '../governance/tables.js';
 import { countTables, listTablePage, loadTable } from '../governance/tables.js';
@@ -20,7 +20,7 @@ import type { Query } from '../query.js';
 import { booleanParam, intParam, rejectUnknownParams, repeatedStringParam, stringParam } from '../query.js';
 import { checkOwner, checkProjectId, projectParam, replaceRefusal } from '../governance/definitions.js';
 import { slugOf } from '../../core/table-slug.js';
-import { recordAudit } from '../audit.js';
+import { recordAudit, recordAudits } from '../audit.js';
 import { decodeListCursor, decodeMatchCursor, encodeListCursor, LIST_ORDERS } from '../list-cursor.js';
 import type { ListOrder } from '../list-cursor.js';
 
@@ -172,6 +172,23 @@ export function tableRoutes(app: FastifyInstance, ctx: AppContext): void {
           await tx.query(
             'UPDATE gds.tables SET active = false, deleted_at = $2, updated_at = $2 WHERE id = $1',
             [table.id, deletedAt],
+          );
+          // Nothing is left to act on: its open requests are closed and its gate jobs will not run.
+          await dismissRequestsOfDeletedTable(tx, ctx.clock, { table, actor: caller.userId });
+          const cancelled = await cancelTableJobs(tx, table.id, ctx.clock);
+          await recordAudits(
+            tx,
+            ctx.clock,
+            cancelled.map((job) => ({
+              workspaceId: caller.workspaceId,
+              userId: caller.userId,
+              tableId: table.id,
+              environmentLabel: table.environmentLabel,
+              gateMode: table.gateMode,
+              action: 'GATE_JOB_CANCELLED',
+              resource: 'gate_job',
+              details: { jobId: job.id, type: job.type, from: job.from, reason: 'table deleted' },
+            })),
           );
         }
         return { id: table.id, governanceId: table.governanceId, state: result.next, deletedAt };
