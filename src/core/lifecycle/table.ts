@@ -34,6 +34,8 @@ export const GUARDS = {
   predicatesFailed: (ctx) => (ctx.certification?.proof?.failedPredicates.length ?? 0) > 0,
   /** Checks run again at certify time, on the data as it is now, fail. */
   liveChecksFailed: (ctx) => (ctx.certification?.liveChecks.failed.length ?? 0) > 0,
+  /** The rows changed between the certify-time checks and the certify transaction. */
+  liveDataChanged: (ctx) => ctx.certification?.liveChecks.dataChanged === true,
   gate3RequiredUnsatisfied: (ctx) =>
     Boolean(ctx.certification?.gate3Required && !ctx.certification.gate3Satisfied),
   inspectionPolicyUnmet: (ctx) => !ctx.certification?.inspectionPolicyMet,
@@ -290,6 +292,12 @@ export const TRANSITIONS: readonly TransitionRow[] = [
       audit: { action: 'GATE1_SUBMITTED', resource: 'gate_proof' },
     },
   },
+  certifyBlocked(
+    'data_changed_during_checks',
+    'liveDataChanged',
+    (ctx) =>
+      `The rows of ${ctx.tableName ?? 'the table'} changed while the certification checks ran, so the checks did not see the data that would be certified; nothing was certified. Run certify again.`,
+  ),
   certifyBlocked(
     'stale_proof',
     'proofMissingOrStale',

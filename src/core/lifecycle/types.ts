@@ -71,7 +71,11 @@ export interface TransitionContext {
      * §2.11: the 6 baseline predicates and the gate1.yml checks, run again at certify time on the data as it is
      * now (a warehouse may change outside the service after the proof); the HARD_FAIL checks that failed.
      */
-    liveChecks: { failed: Array<{ name: string; detail: string }> };
+    liveChecks: {
+      failed: Array<{ name: string; detail: string }>;
+      /** The rows changed between those checks and the certify transaction: they did not see them. */
+      dataChanged?: boolean;
+    };
     gate3Required: boolean;
     gate3Satisfied: boolean;
     inspectionPolicyMet: boolean;

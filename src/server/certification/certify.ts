@@ -10,7 +10,7 @@ import { checkTextLength } from '../input-rule.js';
 import type { Gate1Proof } from '../gates/gate1-runner.js';
 import { runGate1WithDigest } from '../gates/gate1-runner.js';
 import { changedSince, latestSubmitProof } from '../gates/proofs.js';
-import { assertRowsUnchanged } from '../gates/snapshot.js';
+import { rowsChangedSince } from '../gates/snapshot.js';
 import type { GateTable } from '../gates/table.js';
 import { applyTrigger } from '../governance/engine.js';
 import type { TableRow } from '../governance/tables.js';
@@ -127,6 +127,7 @@ export async function certificationContext(
   body: CertifyBody,
   live: Gate1Proof | null,
   reviewedProofId?: string | null,
+  dataChanged = false,
 ): Promise<TransitionContext> {
   const config = await getWorkspaceConfig(q, table.workspaceId);
   const proof = await latestSubmitProof(q, table.id);
@@ -168,7 +169,7 @@ export async function certificationContext(
             },
           }
         : {}),
-      liveChecks: { failed: liveFailures(live) },
+      liveChecks: { failed: liveFailures(live), ...(dataChanged ? { dataChanged } : {}) },
       gate3Required: config.gate3Required,
       gate3Satisfied,
       inspectionPolicyMet,
@@ -195,9 +196,16 @@ export async function certify(
   },
 ): Promise<CertifiedContract> {
   const { table, caller, body, live } = input;
-  // The checks ran before this transaction: certify only the rows they saw.
-  if (live) await assertRowsUnchanged(tx, live.table, live.rowsDigest);
-  const context = await certificationContext(tx, table, body, live?.proof ?? null, input.reviewedProofId);
+  // The checks ran before this transaction: certify only the rows they saw (else 422, audited).
+  const dataChanged = live !== null && (await rowsChangedSince(tx, live.table, live.rowsDigest));
+  const context = await certificationContext(
+    tx,
+    table,
+    body,
+    live?.proof ?? null,
+    input.reviewedProofId,
+    dataChanged,
+  );
   const { effects } = await applyTrigger(tx, {
     table,
     trigger: 'certify',

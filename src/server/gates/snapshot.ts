@@ -11,7 +11,6 @@
 import { assertWithinEmbedded } from '../db/embedded-limit.js';
 import type { Db, Queryable } from '../db/handle.js';
 import { QueryDeadlineError } from '../db/pglite.js';
-import { HttpError } from '../errors.js';
 import { quoteIdent, quoteSource, splitSource } from '../warehouse.js';
 import { readOnly } from './read-only.js';
 import type { DrawnSample, Relation, RowsOptions } from './relation.js';
@@ -169,15 +168,9 @@ async function baseTables(tx: Queryable, source: string): Promise<string[]> {
   return rows.map((r) => r.name);
 }
 
-/** 422 when the rows changed since `digest` was taken: certification must not rest on checks of other data. */
-export async function assertRowsUnchanged(tx: Queryable, table: GateTable, digest: string): Promise<void> {
-  if ((await rowsDigest(tx, table)) === digest) return;
-  throw new HttpError(
-    422,
-    'data_changed_during_checks',
-    `The rows of ${table.name} changed while the certification checks ran, so the checks did not see the data that would be certified; nothing was certified. Run certify again.`,
-    { tableId: table.id },
-  );
+/** Whether the rows changed since `digest` was taken: certification must not rest on checks of other data. */
+export async function rowsChangedSince(tx: Queryable, table: GateTable, digest: string): Promise<boolean> {
+  return (await rowsDigest(tx, table)) !== digest;
 }
 
 type ReadTarget = { kind: 'warehouse'; source: string } | { kind: 'records'; tableId: string };

@@ -406,6 +406,29 @@ const CASES: Case[] = [
     },
   },
   {
+    row: 'certify.blocked.data_changed_during_checks',
+    title:
+      'certify whose rows changed after its checks is 422 before any other cause, audited like the others',
+    state: 'PENDING_REVIEW',
+    trigger: 'certify',
+    context: {
+      ...modeA,
+      certification: {
+        ...certifiable,
+        proof: { fresh: false, failedPredicates: ['grain_uniqueness'] },
+        liveChecks: { failed: [], dataChanged: true },
+      },
+    },
+    expected: {
+      ok: false,
+      status: 422,
+      code: 'data_changed_during_checks',
+      message:
+        'The rows of orders changed while the certification checks ran, so the checks did not see the data that would be certified; nothing was certified. Run certify again.',
+      audit: { action: 'CERTIFICATION_BLOCKED', resource: 'semantic_contract' },
+    },
+  },
+  {
     row: 'certify.blocked.gate3_required',
     title: 'certify when the workspace requires Gate 3 and none passed is 422',
     state: 'PENDING_REVIEW',

@@ -116,4 +116,33 @@ describe('certify, reject and submit of one table at once, on PostgreSQL', needs
     // Certified once reviewed again.
     expect((await certify()).status).toBe(200);
   });
+
+  it('rows changed between certify’s checks and its transaction: 422, audited as CERTIFICATION_BLOCKED', async () => {
+    await submit(server, orders);
+    const before = await audited('CERTIFICATION_BLOCKED');
+    const holder = await holdTableRow(server, orders);
+    // The checks have run once certify waits on the row; the warehouse changes meanwhile.
+    const certifying = certify();
+    await holder.waitForBlocked(1);
+    await server.sql(
+      'DELETE FROM analytics_dev.orders WHERE id = (SELECT max(id) FROM analytics_dev.orders)',
+    );
+    await holder.client.query('ROLLBACK');
+    await holder.end();
+    const refused = await certifying;
+    expect(refused.status).toBe(422);
+    expect(refused.body.error.code).toBe('data_changed_during_checks');
+    expect(await state()).toBe('PENDING_REVIEW');
+    expect(await audited('CERTIFICATION_BLOCKED')).toBe(before + 1);
+    const [entry] = await server.sql<{
+      user_id: string;
+      details: { refused: { status: number; code: string } };
+    }>(
+      `SELECT user_id, details FROM gds.audit_log WHERE table_id = $1 AND action = 'CERTIFICATION_BLOCKED'
+        ORDER BY created_at DESC, id DESC LIMIT 1`,
+      [orders],
+    );
+    expect(entry?.user_id).toBe(server.user('ADMIN').userId);
+    expect(entry?.details.refused).toMatchObject({ status: 422, code: 'data_changed_during_checks' });
+  });
 });
