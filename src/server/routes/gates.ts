@@ -47,6 +47,7 @@ import { parseSample } from '../gates/sample.js';
 import { suggestGate1 } from '../gates/suggest.js';
 import type { GateTable } from '../gates/table.js';
 import { loadGateTable } from '../gates/table.js';
+import { loadTable } from '../governance/tables.js';
 
 type TableRequest = FastifyRequest<{ Params: { tableId: string } }>;
 type VersionRequest = FastifyRequest<{ Params: { tableId: string; version: string } }>;
@@ -353,6 +354,9 @@ async function enqueueGateJob(
   gate: 2 | 3,
   baseline: string | undefined,
 ): Promise<Job> {
+  // Under the table's lock, read again: a delete committed since the route read it leaves no job queued for a
+  // table that is gone (404, as the route answers a deleted table), and one after it cancels this job.
+  await loadTable(tx, table.workspaceId, table.id, { lock: true });
   const { effects } = await applyTrigger(tx, {
     table,
     trigger: 'gate_run_detached',

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES } from '../../helpers/engines.js';
 import type { TestServer } from '../../helpers/server.js';
 import { startTestServer } from '../../helpers/server.js';
+import { holdTableRow } from '../../helpers/row-holder.js';
 import { needs } from '../../helpers/skip.js';
 import { submit } from '../cert/arrange.js';
 
@@ -139,6 +140,43 @@ describe.each(ENGINES)('deleting a table with open work on it, on $engine', ({ p
       );
       expect(cancelled).toHaveLength(3);
       expect(cancelled.every((a) => a.user_id === server.user('ADMIN').userId)).toBe(true);
+    },
+  );
+
+  // Side by side only on PostgreSQL (PGlite runs one transaction at a time).
+  it.runIf(postgres)(
+    'a Gate 2 run whose table is deleted while it is being queued is 404, and no job is left queued',
+    needs(skip),
+    async () => {
+      await server.sql('CREATE TABLE analytics_dev.orders_race (id integer)');
+      const pushed = await server.request('POST', '/api/artifacts', {
+        token: server.user('OWNER').cliToken,
+        body: {
+          filename: 'orders_race.yml',
+          content: 'table: orders_race\nsource: analytics_dev.orders_race\ncolumns:\n  - name: id\n',
+          connectorId: devConnector,
+        },
+      });
+      const tableId = pushed.body.governanceId as string;
+      await server.jobs.runPending();
+      // The run has read the table and waits to queue its job; the delete commits meanwhile.
+      const holder = await holdTableRow(server, tableId);
+      const run = server.request('POST', `/api/tables/${tableId}/gate-runs`, {
+        token: server.user('OWNER').cliToken,
+        body: { gate: 2 },
+      });
+      await holder.waitForBlocked(1);
+      await holder.client.query('UPDATE gds.tables SET active = false WHERE id = $1', [tableId]);
+      await holder.client.query('COMMIT');
+      await holder.end();
+      const answered = await run;
+      expect(answered.status, JSON.stringify(answered.body)).toBe(404);
+      expect(answered.body.error.code).toBe('table_not_found');
+      const left = await server.sql<{ n: number }>(
+        `SELECT count(*)::int AS n FROM gds.jobs WHERE table_id = $1 AND type = 'gate2'`,
+        [tableId],
+      );
+      expect(left).toEqual([{ n: 0 }]);
     },
   );
 
