@@ -6,6 +6,8 @@
 // A second signal, or the bound, ends the wait at once; an unfinished refresh is completed by the next run
 // (refresh.ts records it before calling).
 
+import { debugLog } from './debug-log.js';
+
 const HELD_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
 type HeldSignal = (typeof HELD_SIGNALS)[number];
 const EXIT_CODES: Record<HeldSignal, number> = { SIGINT: 130, SIGTERM: 143 };
@@ -53,6 +55,7 @@ export async function finishBeforeExit<T>(
   function hold(signal: HeldSignal) {
     if (caught !== undefined) deliver(caught);
     caught = signal;
+    debugLog(`${signal} held: the new tokens are saved first`);
     timer = setTimeout(() => deliver(signal), saveBoundMs ?? boundMs);
   }
   const saving = (ms: number) => {

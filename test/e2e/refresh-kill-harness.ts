@@ -191,3 +191,33 @@ export function startGds(args: string[], configDir: string, extraEnv: Record<str
 export function auditListOn(configDir: string) {
   return runInProcess(auditList, { env: { GDS_CONFIG_DIR: configDir, GDS_SECRET_STORAGE: 'file' } });
 }
+
+/**
+ * Starts gds (`start`, given the environment to add: GDS_DEBUG=1) with the service's answer to a refresh of
+ * `refreshToken` held: the service spends the token and answers, and gds hears the answer only once it has
+ * taken `signal` (its debug line says it holds the signal; a signal sent with the answer may be read after it).
+ * What gds did then.
+ */
+export async function signalledMidRefresh(
+  harness: KillHarness,
+  refreshToken: string,
+  start: (env: Record<string, string>) => ReturnType<typeof startGds>,
+  signal: NodeJS.Signals,
+) {
+  let reached!: () => void;
+  const reachedProxy = new Promise<void>((resolve) => (reached = resolve));
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  harness.plans.set(refreshToken, { mode: 'hold', reached, release: () => released });
+  const gds = start({ GDS_DEBUG: '1' });
+  await Promise.race([
+    reachedProxy,
+    gds.result.then((r) => {
+      throw new Error(`gds ended (${r.code}) before its refresh reached the proxy:\n${r.stderr}`);
+    }),
+  ]);
+  gds.child.kill(signal);
+  await gds.printed(new RegExp(`${signal} held: the new tokens are saved first`));
+  release();
+  return gds.result;
+}

@@ -12,6 +12,7 @@ import {
   auditListOn,
   expiredProfile,
   savedProfileTemplate,
+  signalledMidRefresh,
   startGds,
   startKillHarness,
   storedRefreshToken,
@@ -43,25 +44,18 @@ describe('a signal during a refresh whose keychain write gets no answer', () => 
       const silent = createServer(() => undefined);
       await new Promise<void>((resolve) => silent.listen(bus, resolve));
       try {
-        let reached!: () => void;
-        const reachedProxy = new Promise<void>((resolve) => (reached = resolve));
-        let release!: () => void;
-        const released = new Promise<void>((resolve) => (release = resolve));
         // The service spends the token and answers; gds hears the answer only after the signal.
-        harness.plans.set(refreshToken, { mode: 'hold', reached, release: () => released });
-        const gds = startGds(auditList, configDir, {
-          GDS_SECRET_STORAGE: 'auto',
-          DBUS_SESSION_BUS_ADDRESS: `unix:path=${bus}`,
-        });
-        await Promise.race([
-          reachedProxy,
-          gds.result.then((r) => {
-            throw new Error(`gds ended (${r.code}) before its refresh reached the proxy:\n${r.stderr}`);
-          }),
-        ]);
-        gds.child.kill(signal);
-        release();
-        const killed = await gds.result;
+        const killed = await signalledMidRefresh(
+          harness,
+          refreshToken,
+          (env) =>
+            startGds(auditList, configDir, {
+              GDS_SECRET_STORAGE: 'auto',
+              DBUS_SESSION_BUS_ADDRESS: `unix:path=${bus}`,
+              ...env,
+            }),
+          signal,
+        );
         expect(killed.code, killed.stderr).toBe(signal === 'SIGINT' ? 130 : 143);
         expect(await storedRefreshToken(configDir)).not.toBe(refreshToken);
       } finally {

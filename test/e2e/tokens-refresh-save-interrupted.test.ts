@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runInProcess } from '../helpers/run-in-process.js';
 import type { KillHarness } from './refresh-kill-harness.js';
-import { auditList, startGds, startKillHarness } from './refresh-kill-harness.js';
+import { auditList, signalledMidRefresh, startGds, startKillHarness } from './refresh-kill-harness.js';
 
 let harness: KillHarness;
 
@@ -30,34 +30,26 @@ describe.each(['SIGTERM', 'SIGINT'] as const)(
         scopes: ['workspace:read:audit'],
       });
       const configDir = join(harness.dir, `save-${signal}`);
-      let reached!: () => void;
-      const reachedProxy = new Promise<void>((resolve) => (reached = resolve));
-      let release!: () => void;
-      const released = new Promise<void>((resolve) => (release = resolve));
       // The service spends the token and answers; gds hears the answer only after the signal.
-      harness.plans.set(issued.tokens.refreshToken, { mode: 'hold', reached, release: () => released });
-      const gds = startGds(
-        [
-          'tokens',
-          'refresh',
-          '--refresh-token',
-          issued.tokens.refreshToken,
-          '--save-profile',
-          'ci',
-          '--json',
-        ],
-        configDir,
-        { SERVICE_API_URL: harness.proxyUrl },
+      const killed = await signalledMidRefresh(
+        harness,
+        issued.tokens.refreshToken,
+        (env) =>
+          startGds(
+            [
+              'tokens',
+              'refresh',
+              '--refresh-token',
+              issued.tokens.refreshToken,
+              '--save-profile',
+              'ci',
+              '--json',
+            ],
+            configDir,
+            { SERVICE_API_URL: harness.proxyUrl, ...env },
+          ),
+        signal,
       );
-      await Promise.race([
-        reachedProxy,
-        gds.result.then((r) => {
-          throw new Error(`gds ended (${r.code}) before its refresh reached the proxy:\n${r.stderr}`);
-        }),
-      ]);
-      gds.child.kill(signal);
-      release();
-      const killed = await gds.result;
       expect(killed.code, killed.stderr).toBe(signal === 'SIGINT' ? 130 : 143);
       const saved = JSON.parse(await readFile(join(configDir, 'config.json'), 'utf8')) as {
         profiles: { ci: { kind: string; refreshToken: string } };
@@ -81,25 +73,18 @@ describe.each(['SIGTERM', 'SIGINT'] as const)(
         env: 'dev',
         scopes: ['workspace:read:audit'],
       });
-      let reached!: () => void;
-      const reachedProxy = new Promise<void>((resolve) => (reached = resolve));
-      let release!: () => void;
-      const released = new Promise<void>((resolve) => (release = resolve));
-      harness.plans.set(issued.tokens.refreshToken, { mode: 'hold', reached, release: () => released });
-      const gds = startGds(
-        ['tokens', 'refresh', '--refresh-token', issued.tokens.refreshToken, '--json'],
-        join(harness.dir, `print-${signal}`),
-        { SERVICE_API_URL: harness.proxyUrl },
+      // The service spends the token and answers; gds hears the answer only after the signal.
+      const killed = await signalledMidRefresh(
+        harness,
+        issued.tokens.refreshToken,
+        (env) =>
+          startGds(
+            ['tokens', 'refresh', '--refresh-token', issued.tokens.refreshToken, '--json'],
+            join(harness.dir, `print-${signal}`),
+            { SERVICE_API_URL: harness.proxyUrl, ...env },
+          ),
+        signal,
       );
-      await Promise.race([
-        reachedProxy,
-        gds.result.then((r) => {
-          throw new Error(`gds ended (${r.code}) before its refresh reached the proxy:\n${r.stderr}`);
-        }),
-      ]);
-      gds.child.kill(signal);
-      release();
-      const killed = await gds.result;
       expect(killed.code, killed.stderr).toBe(signal === 'SIGINT' ? 130 : 143);
       const printed = JSON.parse(killed.stdout.trim()) as { tokens: { refreshToken: string } };
       expect(printed.tokens.refreshToken).not.toBe(issued.tokens.refreshToken);
