@@ -56,6 +56,11 @@ export interface TestClock {
   now(): number;
   /** Moves the server's clock forward (or back, with a negative value). */
   advance(ms: number): void;
+  /**
+   * Stops the server's clock where it is (advance still moves it): a wait the server measures on it (an
+   * idempotency key in flight) then never runs out while a loaded machine is slow. Until reset.
+   */
+  freeze(): void;
   /** Back to real time. */
   reset(): void;
 }
@@ -131,13 +136,18 @@ export interface TestServerOptions extends Pick<
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   let offset = 0;
+  let frozenAt: number | undefined;
   const clock: TestClock = {
-    now: () => Date.now() + offset,
+    now: () => (frozenAt ?? Date.now()) + offset,
     advance: (ms) => {
       offset += ms;
     },
+    freeze: () => {
+      frozenAt ??= Date.now();
+    },
     reset: () => {
       offset = 0;
+      frozenAt = undefined;
     },
   };
   const database =

@@ -71,6 +71,7 @@ describe.each(ENGINES)('a submission sent again while its scan runs, on $engine'
     afterEach(() => {
       held.hold = false;
       for (const scan of held.started.splice(0)) scan.release();
+      server.clock.reset();
     });
 
     afterAll(async () => {
@@ -95,6 +96,8 @@ describe.each(ENGINES)('a submission sent again while its scan runs, on $engine'
     };
 
     it('a retry while the first attempt scans waits for its answer: one scan, one proof, one notification', async () => {
+      // The retry's wait (IN_FLIGHT_WAIT_MS) is of the server's clock: stopped, a slow scan never outlasts it.
+      server.clock.freeze();
       const orders = server.table('orders').id;
       const before = await submitted(orders);
       holdScans();
@@ -118,6 +121,8 @@ describe.each(ENGINES)('a submission sent again while its scan runs, on $engine'
     });
 
     it('the first attempt failed during its scan: the retry waiting for it scans itself and submits once', async () => {
+      // The retry's wait (IN_FLIGHT_WAIT_MS) is of the server's clock: stopped, a slow scan never outlasts it.
+      server.clock.freeze();
       const customers = server.table('customers').id;
       const before = await submitted(customers);
       holdScans();
