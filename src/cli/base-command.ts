@@ -35,7 +35,7 @@ import { GLOBAL_FLAGS } from './global-flags.js';
 import { JSON_FIELDS } from './json-fields.js';
 import { pasteCommand } from './paste-command.js';
 import { checkJq } from './jq.js';
-import { exitInterrupted, jsonRequested, Output } from './output.js';
+import { exitInterrupted, jsonRequested, Output, shapingRequested } from './output.js';
 import { redactError } from './secrets.js';
 import { compileTemplate } from './template.js';
 
@@ -76,7 +76,10 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     const { argv, fields } = takeJsonFields(this.argv, this.ctor);
     this.argv = argv;
     const listedFields = this.id === undefined ? undefined : JSON_FIELDS[this.id];
-    this.out = new Output({ json: jsonRequested(argv), fields, ...(listedFields ? { listedFields } : {}) });
+    const json = jsonRequested(argv);
+    // Until the flags are parsed, --jq or --template (which imply --json) make an error a JSON line too.
+    const early = json || shapingRequested(argv);
+    this.out = new Output({ json: early, fields, ...(listedFields ? { listedFields } : {}) });
     if (fields !== undefined) checkJsonFields(this.id, fields);
     listenForInterrupts(this);
     this.debug('interrupt handler installed');
@@ -94,6 +97,11 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     this.args = args as CommandArgs<T>;
     refuseEmptyIds(args as Record<string, unknown>, this.ctor.args, this.commandWords());
     const jq = (flags as { jq?: string }).jq;
+    const template = (flags as { template?: string }).template;
+    // A word that looked like --jq or --template was another flag's value: the output is not JSON.
+    if (early && !json && jq === undefined && template === undefined) {
+      this.out = new Output({ json: false, fields, ...(listedFields ? { listedFields } : {}) });
+    }
     if (jq !== undefined) {
       const out = new Output({ json: true, fields, jq, ...(listedFields ? { listedFields } : {}) });
       // A filter of the subset gds evaluates itself is valid jq (jq-subset.test.ts): no jq to load.
@@ -102,7 +110,6 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       }
       this.out = out;
     }
-    const template = (flags as { template?: string }).template;
     if (template !== undefined) {
       this.out = new Output({
         json: true,
@@ -139,7 +146,9 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       flagNames: Object.keys({ ...this.ctor.baseFlags, ...this.ctor.flags }),
       argv: this.argv,
     });
-    (this.out ?? new Output({ json: jsonRequested(this.argv) })).error(redactError(failure, this.argv));
+    (this.out ?? new Output({ json: jsonRequested(this.argv) || shapingRequested(this.argv) })).error(
+      redactError(failure, this.argv),
+    );
     this.exit(failure.exitCode);
   }
 
@@ -168,6 +177,18 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 /** `--json a,b` names only fields the command's records have (json-fields.ts): exit 2 before anything is sent. */
 function checkJsonFields(id: string | undefined, fields: readonly string[]): void {
   const known = id === undefined ? undefined : JSON_FIELDS[id];
+  // `--json=` (`--json="$FIELDS"` with the variable empty) would print `{}` for every record.
+  if (fields.length === 0) {
+    throw new CliError('--json= names no field.', {
+      exitCode: ExitCode.Usage,
+      code: 'empty_json_fields',
+      suggestion:
+        known === undefined
+          ? 'Give the fields (--json id,name), or --json alone for whole records.'
+          : `Available fields: ${known.join(', ')}. Or --json alone for whole records.`,
+      details: { available: known ?? null },
+    });
+  }
   if (known === undefined) return;
   const unknown = fields.filter((field) => !known.includes(field));
   if (unknown.length === 0) return;

@@ -9,7 +9,7 @@ import { installUndiciFetch } from '../client/undici-fetch.js';
 import { globalFlagsAfterCommand, mayBeAlias } from './command-route.js';
 import { CliError, ExitCode } from '../core/errors.js';
 import { commandSuggestion, toCliError, unknownCommandWords } from './errors.js';
-import { colorEnabled, forcedTerminal, jsonRequested, Output } from './output.js';
+import { colorEnabled, forcedTerminal, jsonRequested, Output, shapingRequested } from './output.js';
 import { startRunSecrets } from '../core/redact.js';
 import {
   redactError,
@@ -135,7 +135,7 @@ export async function main(givenArgv: string[], root: string, options: MainOptio
     await run(argv, config);
     await flush();
   } catch (error) {
-    process.exitCode = exitAfter(error, argv, json, commandIds);
+    process.exitCode = exitAfter(error, argv, json || shapingRequested(argv), commandIds);
   }
   const notice = await updateCheck?.finish();
   if (notice !== undefined) process.stderr.write(notice);

@@ -53,6 +53,18 @@ export function jsonRequested(argv: readonly string[], env: NodeJS.ProcessEnv = 
   return (end === -1 ? argv : argv.slice(0, end)).includes('--json');
 }
 
+/**
+ * `--jq`/`-q` or `--template`/`-t` before any `--`: they imply --json, so an error found before the flags
+ * are parsed (an unknown flag, a missing argument, a filter jq cannot compile) is a JSON line too. Read from
+ * raw argv, where a word may still be another flag's value: once the flags are parsed they decide.
+ */
+export function shapingRequested(argv: readonly string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end === -1 ? argv : argv.slice(0, end)).some((word) =>
+    /^(?:--jq|--template)(?:=|$)|^-[qt]/.test(word),
+  );
+}
+
 /** NO_COLOR always wins; then FORCE_COLOR (0/false off, anything else on), CLICOLOR_FORCE (not 0: on),
  *  CLICOLOR=0 (off, as gh reads it); then the `color` setting (never, always); else only on a TTY. */
 export function colorEnabled(

@@ -155,6 +155,13 @@ describe('gds gate submit with an Idempotency-Key', () => {
     expect(again.stderr).toContain(
       `Replayed: the service already took this submission (Idempotency-Key ${key})`,
     );
+    // Under --json every line of stderr is JSON: the note is a warning line.
+    expect(
+      again.stderr
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l) as unknown),
+    ).toEqual([{ warning: { message: expect.stringMatching(/^Replayed: /) } }]);
     const human = await gds(['gate', 'submit', orders, '--idempotency-key', key]);
     expect(human.code, human.stderr).toBe(0);
     expect(human.stdout).toContain(`Proof ${String(proof?.id)}`);

@@ -1,8 +1,8 @@
 // The JSON FIELDS a command's help lists, and that `--json a,b` is checked against
 // (src/cli/json-fields.ts), are the keys of the records it prints. Every command of the tree is in one of
 // the three lists of json-fields.ts (a new command in none of them fails here); each command with a fixed
-// list runs against the reference server under --json, every record it prints has only listed keys, and
-// between its runs every listed key is printed. Commands whose records are a table's rows print the
+// list runs against the reference server under --json, every record it prints has only listed keys (and
+// every line of its stderr is JSON too), and between its runs every listed key is printed. Commands whose records are a table's rows print the
 // table's columns. gds runs in the test process (runInProcess), but for the device login, whose code is read
 // from its stderr while it waits.
 import { cp, mkdtemp, writeFile } from 'node:fs/promises';
@@ -388,6 +388,10 @@ describe('JSON FIELDS are the keys of the records printed', () => {
     expect(r.code, r.stderr).toBe(step.code ?? 0);
     const records = ndjson(r.stdout);
     expect(records.length, r.stderr).toBeGreaterThan(0);
+    // Every line of stderr is JSON too ({"warning":…}), but the sign-in code the person must read.
+    if (step.id !== 'auth:login')
+      for (const line of r.stderr.split('\n').filter((l) => l !== ''))
+        expect(() => JSON.parse(line) as unknown, line).not.toThrow();
     const keys = printed.get(step.id) ?? new Set<string>();
     printed.set(step.id, keys);
     for (const record of records) {

@@ -127,6 +127,49 @@ describe('--json fields and --jq', () => {
     expect(error.details.available).toEqual(expect.arrayContaining(['id', 'name', 'state']));
   });
 
+  it('--json= with no field (a CI variable left empty): exit 2, not a line of {} per record', async () => {
+    const records = ['records', 'list', 'crm_contacts', '--json='];
+    for (const args of [
+      ['list', '--json='],
+      ['list', '--json=,'],
+      ['status', 'customers', '--json='],
+      records,
+    ]) {
+      // Refused before anything is sent: no service answers at this address.
+      const r = await gds(args, { env: { SERVICE_API_URL: 'http://127.0.0.1:9' } });
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stdout).toBe('');
+      const error = (JSON.parse(r.stderr) as { error: { code: string; suggestion: string } }).error;
+      expect(error.code).toBe('empty_json_fields');
+      expect(error.suggestion).toContain('--json alone');
+    }
+  });
+
+  it('--jq and --template imply --json for errors too: a usage error is one JSON line, as a lookup error is', async () => {
+    const cases: Array<[string[], string]> = [
+      [['list', '--bogus', '--jq', '.name'], 'usage'],
+      [['status', '--jq', '.name'], 'usage'],
+      [['list', '-q.name', '--state', 'NOPE'], 'usage'],
+      [['list', '--jq', '.name |'], 'invalid_jq'],
+      [['list', '--template', '{{name'], 'invalid_template'],
+      [['list', '--template', '{{name}}', '--limit', '0'], 'usage'],
+      [['nope', '--jq', '.name'], 'command_not_found'],
+      [['status', 'nope', '--jq', '.name'], 'table_not_found'],
+    ];
+    for (const [args, code] of cases) {
+      const r = await gds(args);
+      expect(r.code, args.join(' ')).toBe(code === 'table_not_found' ? 5 : 2);
+      expect(r.stdout).toBe('');
+      const lines = r.stderr.trimEnd().split('\n');
+      expect(lines, args.join(' ')).toHaveLength(1);
+      expect((JSON.parse(lines[0] ?? '') as { error: { code: string } }).error.code).toBe(code);
+    }
+    // Without them the same mistake is said to the person.
+    const human = await gds(['list', '--bogus']);
+    expect(human.code).toBe(2);
+    expect(human.stderr).toMatch(/^Error: Unknown flag: --bogus\./);
+  });
+
   it('a --jq filter jq cannot compile: exit 2 before the service is called', async () => {
     const r = await gds(['list', '--jq', '.name +'], { env: { SERVICE_API_URL: 'http://127.0.0.1:9' } });
     expect(r.code).toBe(2);

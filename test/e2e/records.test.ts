@@ -4,7 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from './test-server.js';
-import { ensureBuilt } from '../cli/helpers/cli-process.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { cliCommand, ensureBuilt, runInTerminal } from '../cli/helpers/cli-process.js';
 import type { Workspace } from './login-helpers.js';
 import { ndjson, newWorkspace } from './login-helpers.js';
 
@@ -154,6 +155,43 @@ describe('gds records with a DATA-API profile', () => {
     const switched = await w.run(['auth', 'switch', '--profile', 'loader']);
     expect(switched).toMatchObject({ code: 0, stdout: '' });
     expect(switched.stderr).toMatch(/^✓ loader is the active profile \(http:\/\/127\.0\.0\.1:\d+\/v1\)\.\n$/);
+  });
+
+  it('on a terminal, n at the question keeps the record: exit 1 not_confirmed (one JSON line under --json), as gds delete', async () => {
+    const created = await records([
+      'create',
+      'crm_contacts',
+      '--data',
+      JSON.stringify({ email: 'keep@example.com', full_name: 'Kept' }),
+      '--json',
+    ]);
+    const id = String(ndjson(created.stdout)[0]?.id);
+    for (const json of [[], ['--json']]) {
+      const [command, argv] = cliCommand([
+        'records',
+        'delete',
+        'crm_contacts',
+        id,
+        '--profile',
+        'loader',
+        ...json,
+      ]);
+      const line = `stty cols 200 rows 40; ${[command, ...argv].map((a) => `'${a}'`).join(' ')}`;
+      const { child, result } = runInTerminal(line, { ...w.env, NO_COLOR: '1' });
+      let seen = '';
+      child.stdout?.on('data', (chunk: Buffer) => (seen += chunk.toString('utf8')));
+      for (let i = 0; i < 300 && !seen.includes('(y/N)'); i += 1) await sleep(50);
+      expect(seen).toContain(`Delete record ${id} of crm_contacts`);
+      child.stdin?.write('n\r');
+      // stdout and stderr are the one terminal here.
+      const r = await result;
+      w.outputs.push(r.stdout);
+      expect(r.code, r.stdout).toBe(1);
+      expect(r.stdout).not.toContain('Nothing deleted');
+      if (json.length > 0) expect(r.stdout).toContain('{"error":{"code":"not_confirmed"');
+      else expect(r.stdout).toContain(`Not deleted: record ${id} of crm_contacts is unchanged.`);
+    }
+    expect(await stored(id)).toMatchObject({ email: 'keep@example.com' });
   });
 
   it('a table the token does not grant by name is exit 5 naming the ones it grants; a bad record is exit 7', async () => {

@@ -67,10 +67,12 @@ export default class GateSubmit extends ApiCommand<typeof GateSubmit> {
     if (replayed && this.out.json) this.out.record({ ...proof, replayed: true });
     else await printProof(this.out, proof, this.tableLabel(this.args.tableId, proof.tableId));
     if (replayed) {
-      this.out.info(
+      const note =
         `Replayed: the service already took this submission (Idempotency-Key ${outcome.key}) and answered as ` +
-          `then (proof of ${proof.ranAt}): no new scan ran and the steward was not notified again.`,
-      );
+        `then (proof of ${proof.ranAt}): no new scan ran and the steward was not notified again.`;
+      // Under --json every line of stderr is JSON: the note is a warning line there.
+      if (this.out.json) this.out.warn(note);
+      else this.out.info(note);
     }
     if (proof.viewWithdrawn === true && !this.out.json) {
       this.out.warn(

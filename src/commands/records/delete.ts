@@ -2,6 +2,8 @@ import { Flags } from '@oclif/core';
 import type { TableGrant } from '../../contract/types.js';
 import { recordIdArg, RecordsCommand, tableArg } from '../../cli/records-command.js';
 import { confirm, requireConfirmable } from '../../cli/prompt.js';
+import { echoed } from '../../core/echo.js';
+import { CliError, ExitCode } from '../../core/errors.js';
 import { deleteRecord } from '../../services/records.js';
 
 export default class RecordsDelete extends RecordsCommand<typeof RecordsDelete> {
@@ -36,8 +38,15 @@ export default class RecordsDelete extends RecordsCommand<typeof RecordsDelete> 
       ),
     );
     if (deleted === null) {
-      this.out.info('Nothing deleted.');
-      return;
+      // A no is exit 1, as gds delete's: a script run on a terminal does not go on as if it were deleted.
+      throw new CliError(
+        `Not deleted: record ${echoed(this.args.id)} of ${echoed(this.args.table)} is unchanged.`,
+        {
+          exitCode: ExitCode.Failure,
+          code: 'not_confirmed',
+          suggestion: 'Answer y to delete, or pass --yes to skip the question.',
+        },
+      );
     }
     if (this.out.json) {
       this.out.record(deleted);
