@@ -105,10 +105,26 @@ describe('gds records with a DATA-API profile', () => {
 
   it('lists one page: NDJSON under --json, the next page’s command on stderr for people, --search filters', async () => {
     const page = await records(['list', 'crm_contacts', '--limit', '2', '--json']);
-    expect(page).toMatchObject({ code: 0, stderr: '' });
+    expect(page.code, page.stderr).toBe(0);
     const lines = ndjson(page.stdout);
     expect(lines).toHaveLength(2);
     for (const line of lines) expect(line.id).toMatch(/^rec_/);
+    // The next page's cursor on a JSON line of stderr: a script pages on without the human footnote.
+    const [more] = ndjson(page.stderr) as Array<{ next: { cursor: string; command: string } }>;
+    expect(ndjson(page.stderr)).toHaveLength(1);
+    expect(more?.next.command).toBe(
+      `gds records list crm_contacts --limit 2 --cursor ${more?.next.cursor} --profile loader`,
+    );
+    const following = await records([
+      'list',
+      'crm_contacts',
+      '--limit',
+      '2',
+      '--cursor',
+      more?.next.cursor ?? '',
+      '--json',
+    ]);
+    expect(ndjson(following.stdout).map((r) => r.id)).not.toContain(lines[0].id);
 
     const human = await records(['list', 'crm_contacts', '--limit', '2']);
     expect(human.code, human.stderr).toBe(0);

@@ -12,10 +12,11 @@ export default class RecordsList extends RecordsCommand<typeof RecordsList> {
     'the text (case-insensitive), --cursor continues after an earlier page (the next page’s command is printed ' +
     'on stderr). Every row, paged and paced for you: gds records export. Needs a DATA-API token with read on the ' +
     'table (gds tokens issue --table <table>:read --save-profile <name>, then --profile <name>). Under --json one ' +
-    'line per record.';
+    'line per record, and when more follow a {"next":{"cursor":…,"command":…}} line on stderr.';
   static override examples = [
     '<%= config.bin %> records list crm_contacts --profile loader',
     "<%= config.bin %> records list crm_contacts --search ada --limit 10 --json | jq -r '.email'",
+    '<%= config.bin %> records list crm_contacts --json > page.json 2> more.json; jq -r .next.cursor more.json',
     '<%= config.bin %> records list tbl_42 --cursor eyJhZnRlciI6IjEwMCJ9',
   ];
   static override args = { table: tableArg };
@@ -41,7 +42,7 @@ export default class RecordsList extends RecordsCommand<typeof RecordsList> {
       noun: 'records',
       ...(page.total === undefined ? {} : { total: page.total }),
     });
-    if (page.nextCursor !== null && !this.out.json) {
+    if (page.nextCursor !== null) {
       // A line to paste: the cursor comes from the service, the table and search from the person's shell
       // (where they were quoted); each is one word again, whatever it holds.
       const more = this.pasteCommand([
@@ -50,7 +51,9 @@ export default class RecordsList extends RecordsCommand<typeof RecordsList> {
         ...(search === undefined ? [] : [`--search ${shellWord(search)}`]),
         `--cursor ${shellWord(page.nextCursor)}`,
       ]);
-      this.out.footnote(`More records of ${this.tableLabel(this.args.table, tableId)}: ${more}`);
+      // Under --json a script reads the cursor from a line of its own on stderr (stdout holds records only).
+      if (this.out.json) this.out.errorRecord({ next: { cursor: page.nextCursor, command: more } });
+      else this.out.footnote(`More records of ${this.tableLabel(this.args.table, tableId)}: ${more}`);
     }
   }
 }
