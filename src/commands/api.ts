@@ -85,7 +85,8 @@ export default class Api extends ApiCommand<typeof Api> {
     }),
     include: Flags.boolean({
       char: 'i',
-      description: 'Print the HTTP status line and the response headers before the body.',
+      description:
+        'Print the HTTP status line and the response headers before the body (under --json, a {"response":{status,headers}} line on stderr).',
     }),
     silent: Flags.boolean({ description: 'Print nothing of a successful answer (the exit code says it).' }),
     cache: Flags.string({
@@ -172,11 +173,14 @@ export default class Api extends ApiCommand<typeof Api> {
    *  service's text, stripped of control characters (HTTP lets C1 ones through as obs-text). */
   private async printHead(status: number, headers: ReadonlyArray<readonly [string, string]>): Promise<void> {
     const { STATUS_CODES } = process.getBuiltinModule('node:http');
+    if (this.out.json) {
+      // Every line of stderr is JSON under --json: the head is one, its headers each as received (in order).
+      this.out.errorRecord({ response: { status, statusText: STATUS_CODES[status] ?? '', headers } });
+      return;
+    }
     const lines = [`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`.trimEnd()];
     for (const [name, value] of headers) lines.push(stripControlCharacters(`${name}: ${value}`));
-    const text = `${lines.join('\n')}\n\n`;
-    if (this.out.json) this.out.stderr.write(text);
-    else this.out.stdout.write(text);
+    this.out.stdout.write(`${lines.join('\n')}\n\n`);
   }
 
   /** Stdin is read once: a second reader (--input -, -F key=@-) would get nothing, silently, as gh refuses. */

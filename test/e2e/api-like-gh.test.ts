@@ -96,6 +96,24 @@ describe('gds api', () => {
     expect(included.stdout).toContain('"email"');
     const silent = await runInProcess(['api', '/api/me', '--silent'], { env: env() });
     expect(silent).toMatchObject({ code: 0, stdout: '' });
+    // Under --json the head is a JSON line of stderr (every stderr line stays JSON), the body on stdout.
+    const json = await runInProcess(['api', '/api/me', '-i', '--json'], { env: env() });
+    expect(json.code, json.stderr).toBe(0);
+    const [head, ...rest] = json.stderr
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as unknown);
+    expect(rest).toEqual([]);
+    expect(head).toMatchObject({
+      response: {
+        status: 200,
+        statusText: 'OK',
+        headers: expect.arrayContaining([
+          ['content-type', expect.stringContaining('application/json')],
+        ]) as unknown,
+      },
+    });
+    expect(json.stdout).toContain('"email"');
   });
 
   it('-F key=@file and key=@-, key[sub]=v and key[]=v build the JSON body', async () => {
