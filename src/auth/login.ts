@@ -29,10 +29,21 @@ export interface LoginOptions {
   warn?: (message: string) => void;
   /** Shown to the person (stderr): the code and where to enter it. */
   tell: (text: string) => void;
+  /** Instead of `tell`, the same as fields (a `--json` run, whose every stderr line is JSON). */
+  device?: (code: DeviceCode) => void;
   /** Called with the verification address once the code is shown (the command opens a browser). */
   onVerificationUri?: (uri: string) => void;
   /** Aborts the wait (Ctrl-C); the code's own lifetime bounds it otherwise. */
   signal?: AbortSignal;
+}
+
+/** The code the person enters, and where (each stripped of control characters), as `tell` says it. */
+export interface DeviceCode {
+  message: string;
+  verificationUri: string;
+  verificationUriComplete?: string;
+  userCode: string;
+  expiresIn: number;
 }
 
 export interface LoginResult {
@@ -117,13 +128,26 @@ export async function login(options: LoginOptions): Promise<LoginResult> {
   const device = await oauthCall(() => oidc.initiateDeviceAuthorization(config, { scope: LOGIN_SCOPE }));
   const code = stripControlCharacters(device.user_code);
   const uri = stripControlCharacters(device.verification_uri);
-  options.tell(
-    `To sign in, open ${uri} and enter the code ${code}\n` +
-      (device.verification_uri_complete
-        ? `(or open ${stripControlCharacters(device.verification_uri_complete)})\n`
-        : '') +
-      `Waiting for the approval (the code expires in ${describeSeconds(device.expires_in)})…`,
-  );
+  const complete =
+    device.verification_uri_complete === undefined
+      ? undefined
+      : stripControlCharacters(device.verification_uri_complete);
+  const message = `To sign in, open ${uri} and enter the code ${code}`;
+  if (options.device) {
+    options.device({
+      message,
+      verificationUri: uri,
+      ...(complete === undefined ? {} : { verificationUriComplete: complete }),
+      userCode: code,
+      expiresIn: device.expires_in,
+    });
+  } else {
+    options.tell(
+      `${message}\n` +
+        (complete ? `(or open ${complete})\n` : '') +
+        `Waiting for the approval (the code expires in ${describeSeconds(device.expires_in)})…`,
+    );
+  }
   options.onVerificationUri?.(
     stripControlCharacters(device.verification_uri_complete ?? device.verification_uri),
   );

@@ -51,9 +51,17 @@ describe('gds auth login', () => {
     const w = await workspace();
     const result = await approvedLogin(w, ['--json']);
     expect(result.code).toBe(0);
-    expect(result.stderr).toMatch(
-      new RegExp(`open ${server.origin}/device and enter the code [A-Z]{4}-[A-Z]{4}`),
-    );
+    // Under --json every line of stderr is JSON: the code and where to enter it as one.
+    const said = ndjson(result.stderr) as Array<{ signIn?: Record<string, unknown> }>;
+    expect(said).toHaveLength(1);
+    expect(said[0]?.signIn).toMatchObject({
+      message: expect.stringMatching(
+        new RegExp(`^To sign in, open ${server.origin}/device and enter the code [A-Z]{4}-[A-Z]{4}$`),
+      ) as unknown,
+      verificationUri: `${server.origin}/device`,
+      userCode: expect.stringMatching(/^[A-Z]{4}-[A-Z]{4}$/) as unknown,
+      expiresIn: expect.any(Number) as unknown,
+    });
     const [line, ...rest] = ndjson(result.stdout);
     expect(rest).toEqual([]);
     expect(line).toMatchObject({
@@ -133,9 +141,11 @@ describe('gds auth login', () => {
     const result = await login.result;
     expect(result.code).toBe(3);
     expect(result.stdout).toBe('');
-    const lines = result.stderr.split('\n').filter((l) => l.startsWith('{'));
-    expect(lines).toHaveLength(1);
-    expect(JSON.parse(lines[0] ?? '')).toMatchObject({ error: { code: 'login_expired' } });
+    // Every line of stderr is JSON: the code shown, then the error.
+    const lines = ndjson(result.stderr);
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toHaveProperty('signIn.userCode');
+    expect(lines[1]).toMatchObject({ error: { code: 'login_expired' } });
     expect(existsSync(join(w.configDir, 'config.json'))).toBe(false);
   });
 

@@ -3,6 +3,7 @@ import { BaseCommand } from '../../cli/base-command.js';
 import { chosenBrowser, hasDesktop, openBrowser } from '../../cli/browser.js';
 import { CliError, ExitCode } from '../../core/errors.js';
 import { profileOnlyEnv, signedInAs, signedInLine } from '../../cli/signed-in.js';
+import type { DeviceCode } from '../../auth/login.js';
 import { login, loginBaseUrl } from '../../auth/login.js';
 import { describeStorage } from '../../auth/secret-store.js';
 import { updateConfig } from '../../auth/config.js';
@@ -57,6 +58,8 @@ export default class AuthLogin extends BaseCommand<typeof AuthLogin> {
       force,
       warn,
       tell: (text) => this.out.info(text),
+      // Under --json every line of stderr is JSON: the code as one ({"signIn":{message,userCode,…}}).
+      ...(this.out.json ? { device: (code: DeviceCode) => this.out.errorRecord({ signIn: code }) } : {}),
       ...(desktop ? { onVerificationUri: openBrowser } : {}),
     });
     const { saved } = result;
