@@ -388,10 +388,9 @@ describe('JSON FIELDS are the keys of the records printed', () => {
     expect(r.code, r.stderr).toBe(step.code ?? 0);
     const records = ndjson(r.stdout);
     expect(records.length, r.stderr).toBeGreaterThan(0);
-    // Every line of stderr is JSON too ({"warning":…}), but the sign-in code the person must read.
-    if (step.id !== 'auth:login')
-      for (const line of r.stderr.split('\n').filter((l) => l !== ''))
-        expect(() => JSON.parse(line) as unknown, line).not.toThrow();
+    // Every line of stderr is JSON too ({"warning":…}, the sign-in code's {"signIn":…}).
+    for (const line of r.stderr.split('\n').filter((l) => l !== ''))
+      expect(() => JSON.parse(line) as unknown, line).not.toThrow();
     const keys = printed.get(step.id) ?? new Set<string>();
     printed.set(step.id, keys);
     for (const record of records) {
