@@ -7,6 +7,9 @@ import { connectorsOf } from './connector-ref.js';
 import { shellWord } from '../core/shell-word.js';
 import { CliError, ExitCode } from '../core/errors.js';
 import { readArtifactText } from '../io/input.js';
+import { ARTIFACT_BODY_LIMIT_BYTES } from '../core/artifact-bounds.js';
+import { countText } from '../core/count-text.js';
+import { echoedPath } from '../core/echo.js';
 import { withoutOptimisingCompilers } from '../io/young-generation.js';
 import type { ApiClient } from '../client/index.js';
 import { ApiError, NetworkError } from '../client/errors.js';
@@ -278,6 +281,25 @@ function registrationBody(artifact: LocalArtifact, options: RegisterOptions): Ar
   };
 }
 
+/**
+ * Exit 2 before the request is sent when its whole body is over the service's 2 MiB (a 413): the file's text
+ * JSON-escaped (readArtifactText checks that alone) and the fields around it.
+ */
+function checkBodySize<T extends ArtifactPushRequest>(body: T): T {
+  const bytes = Buffer.byteLength(JSON.stringify(body));
+  if (bytes <= ARTIFACT_BODY_LIMIT_BYTES) return body;
+  const limit = `${countText(ARTIFACT_BODY_LIMIT_BYTES)} bytes`;
+  throw new CliError(
+    `${echoedPath(body.filename)} is ${countText(bytes)} bytes as the request's JSON (its text escaped, with the fields sent beside it), over the limit of ${limit} for the artifact.`,
+    {
+      exitCode: ExitCode.Usage,
+      code: 'input_too_large',
+      suggestion: `The service takes at most ${limit} for the artifact; nothing was sent. Split it or shorten it.`,
+      details: { file: body.filename, sentBytes: bytes, limit: ARTIFACT_BODY_LIMIT_BYTES },
+    },
+  );
+}
+
 /** What `push` did, or under `--dry-run` would do. */
 export type PushOutcome =
   | { kind: 'unchanged'; held: HeldDefinition | RegistrationResult }
@@ -309,13 +331,11 @@ export async function pushArtifact(
     return { kind: 'unchanged', held };
   }
   const send = async <T>(write: (body: ArtifactPushRequest, precondition: WriteOptions) => Promise<T>) => {
+    const body = checkBodySize(registrationBody(artifact, options));
     try {
       // A replacement carries the definition version it was compared with: the service compares again
       // under the table's lock and refuses (412 precondition_failed) if another write came in between.
-      return await write(
-        registrationBody(artifact, options),
-        held === null ? {} : { ifMatch: held.definitionVersion },
-      );
+      return await write(body, held === null ? {} : { ifMatch: held.definitionVersion });
     } catch (error) {
       // The holder alone, by name (case-insensitive): never the whole workspace's list.
       throw await registrationFailure(
@@ -397,11 +417,11 @@ export async function pushDefinition(
 ): Promise<RegistrationResult & { replaced: boolean }> {
   try {
     return await client.definitions.register(
-      {
+      checkBodySize({
         ...registrationBody(artifact, options),
         connectorId: options.connectorId,
         mimeType: artifact.mimeType,
-      },
+      }),
       options.ifMatch === undefined ? {} : { ifMatch: options.ifMatch },
     );
   } catch (error) {

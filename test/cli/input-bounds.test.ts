@@ -141,6 +141,24 @@ describe('gds refuses what the service would refuse unparsed, before parsing and
     },
   );
 
+  it.each([['push --dry-run'], ['push']])(
+    '%s of a view whose text is just under 2 MiB as a JSON string, the request body over it: exit 2, nothing sent',
+    async (words) => {
+      // The text alone, JSON-escaped, is 8 bytes under the limit; the body around it (filename, mimeType, …)
+      // carries it over.
+      const head = 'CREATE VIEW analytics_dev.edge AS SELECT id FROM analytics_dev.products\n-- ';
+      const view = `${head}${'x'.repeat(ARTIFACT_BODY_LIMIT_BYTES - 8 - JSON.stringify(head).length - 2)}\n`;
+      expect(Buffer.byteLength(JSON.stringify(view))).toBe(ARTIFACT_BODY_LIMIT_BYTES - 8);
+      await writeFile(file('edge.sql'), view);
+      const before = requests;
+      const r = await cli([...words.split(' '), file('edge.sql'), '--json']);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stdout).toBe('');
+      expect((JSON.parse(r.stderr.trim()) as { error: { code: string } }).error.code).toBe('input_too_large');
+      expect(requests).toBe(before);
+    },
+  );
+
   it('push of a YAML mapping of 12,000 keys (298 KB): exit 2 naming the 1,000-key limit', async () => {
     const r = await cli(['push', file('mapping.yml')]);
     expect(r.code).toBe(2);
