@@ -113,6 +113,11 @@ describe('gds audit list', () => {
       expect((await flagsOf(AuditList, ['--since', '2026-01-31T12:00:00+0200'])).since).toBe(
         '2026-01-31T10:00:00.000Z',
       );
+      expect((await flagsOf(AuditList, ['--since', '2026-01-31T12:00:00+02'])).since).toBe(
+        '2026-01-31T10:00:00.000Z',
+      );
+      // A month alone is its first day, as it was read before the calendar check.
+      expect((await flagsOf(AuditList, ['--since', '2026-01'])).since).toBe('2026-01-01T00:00:00.000Z');
     } finally {
       if (zone === undefined) delete process.env.TZ;
       else process.env.TZ = zone;

@@ -40,11 +40,16 @@ export default class AuditList extends ApiCommand<typeof AuditList> {
       parse: async (input) => {
         // Read as the service reads it: a time without an offset is UTC, and 2026-02-30 is no day (JavaScript
         // alone would read the one in the local zone and the other as March 2).
-        // RFC 3339's other spellings are taken as the same time: a space or t for T, z for Z, +0200 for +02:00.
+        // ISO 8601's other spellings are taken as the same time: a space or t for T, z for Z, +0200 or +02 for
+        // +02:00, and a month alone (2026-01) for its first day, as JavaScript read them before.
         const spelled = input
+          .replace(/^(\d{4}-\d{2})$/, '$1-01')
           .replace(/^(\d{4}-\d{2}-\d{2})[ t](?=\d)/, '$1T')
           .replace(/z$/, 'Z')
-          .replace(/(T[\d:.]+[+-]\d{2})(\d{2})$/, '$1:$2');
+          .replace(
+            /(T[\d:.]+[+-]\d{2})(\d{2})?$/,
+            (_, head: string, minutes?: string) => `${head}:${minutes ?? '00'}`,
+          );
         const time = isoTimestamp(spelled);
         if (time !== undefined) return time;
         const form = 'an ISO-8601 date or time, e.g. 2026-01-31 or 2026-01-31T12:00:00Z';

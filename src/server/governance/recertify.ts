@@ -389,7 +389,8 @@ async function candidateTables(
  * replacement committing meanwhile is read here, not decided on before it. Only the matched tables are locked
  * (in id order, as every writer of several tables locks them), not every table of a name a batch's entry
  * has: another team's crm.orders waits for no signal of analytics.orders. A table that matches only once
- * another is locked (a replacement moved a source meanwhile) is locked in a next round.
+ * another is locked (a replacement moved a source meanwhile) is locked in a next round, out of that order:
+ * a deadlock it may meet is PostgreSQL's 40P01, a 503 database_conflict the client sends again.
  */
 async function lockedMatches(
   tx: Queryable,
