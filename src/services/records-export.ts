@@ -47,6 +47,8 @@ export interface ExportOptions {
   /** Rows per request (default and at most 100). */
   pageSize?: number;
   stdout?: NodeJS.WritableStream;
+  /** Whether stdout shows on a terminal (Output's view of it: GDS_FORCE_TTY too); default: `stdout.isTTY`. */
+  terminal?: boolean;
   signal?: AbortSignal;
   onProgress?: (progress: ExportProgress) => void;
   pacer?: RatePacer;
@@ -131,7 +133,7 @@ export async function exportRecords(
   let total = state.total;
   const sink =
     options.output === undefined
-      ? streamSink(options.stdout ?? process.stdout)
+      ? streamSink(options.stdout ?? process.stdout, options.terminal)
       : await fileSink(
           options.output,
           earlier === null ? 0 : earlier.bytes,
@@ -452,10 +454,13 @@ async function fileSink(output: string, keepBytes: number, replace: boolean): Pr
 }
 
 /** Writes to a stream, waiting while it is full; a reader that went away (EPIPE) ends the export quietly. */
-function streamSink(stream: NodeJS.WritableStream & { isTTY?: boolean }): Sink {
+function streamSink(
+  stream: NodeJS.WritableStream & { isTTY?: boolean },
+  terminal = stream.isTTY === true,
+): Sink {
   // On a terminal the rows are shown, not kept: a CSV value's control characters (NDJSON escapes its own)
   // are stripped as every server string is; piped, the bytes go on as the service gave them.
-  const shown = stream.isTTY === true ? stripControlCharacters : (text: string) => text;
+  const shown = terminal ? stripControlCharacters : (text: string) => text;
   let closed = false;
   let written = 0;
   let failure: Error | undefined;

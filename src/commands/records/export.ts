@@ -92,6 +92,8 @@ export default class RecordsExport extends RecordsCommand<typeof RecordsExport> 
           output,
           resume,
           force,
+          // As on a terminal when Output says so (GDS_FORCE_TTY's `| less -R` too), as gate get decides.
+          terminal: this.out.stdout.isTTY === true,
           signal: abort.signal,
           onProgress: (p) => progress.update(tableId, p),
         }),

@@ -1,0 +1,313 @@
+// Every read command of gds (and the writes that say back what the service answered) against a hostile
+// service: a proxy in front of the reference server appends terminal control sequences to every string of
+// every JSON answer (ids and tokens aside, so that the commands still find what they read), or answers every
+// call with an error whose every string carries them. On a terminal (GDS_FORCE_TTY, stdin and stderr a
+// terminal) nothing of them reaches stdout or stderr; piped, only the documents gds passes on byte for byte
+// (gate get and gate suggest's gate1.yml, records export's rows) keep them; under --json every line of
+// stdout and stderr is JSON, those characters escaped.
+import { createServer } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runInProcess } from '../helpers/run-in-process.js';
+import type { TestServer } from '../helpers/server.js';
+import { startTestServer } from './test-server.js';
+
+/** An OSC 8 link to an evil address, clear screen, BEL, backspaces, a carriage return, bidi, a C1 CSI. */
+const HOSTILE = '\u001b]8;;http://evil\u0007X\u001b]8;;\u0007\u001b[2J\u0007\b\b\rEVIL\u202e\u2066\u009b31m';
+/** Any control or bidi character a terminal would act on (but the line break and the tab). */
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+
+let server: TestServer;
+let dir: string;
+let proxy: Server;
+let proxyUrl: string;
+let answer: 'poisoned' | 'error' | 'text' = 'poisoned';
+let jobId = '';
+let recordId = '';
+
+/** `value` with HOSTILE after every string but an id's or a token's. */
+function poisoned(value: unknown, key = ''): unknown {
+  if (typeof value === 'string') return /^(id|token)$|(Id|Token)$/.test(key) ? value : `${value}${HOSTILE}`;
+  if (Array.isArray(value)) return value.map((item) => poisoned(item, key));
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, poisoned(v, k)]));
+}
+
+const hostileError = JSON.stringify({
+  error: {
+    code: `conflict${HOSTILE}`,
+    message: `Refused${HOSTILE}`,
+    suggestion: `Try again${HOSTILE}`,
+    details: {
+      reason: `why${HOSTILE}`,
+      diagnostics: [
+        {
+          file: `gate1.yml${HOSTILE}`,
+          line: 1,
+          column: 2,
+          severity: 'error',
+          path: `a${HOSTILE}`,
+          message: `bad${HOSTILE}`,
+          code: `c${HOSTILE}`,
+        },
+      ],
+    },
+  },
+});
+
+async function forward(body: Buffer, request: IncomingMessage) {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (typeof value === 'string' && !['host', 'content-length', 'accept-encoding'].includes(name))
+      headers[name] = value;
+  }
+  const answered = await fetch(`${new URL(server.url).origin}${request.url ?? '/'}`, {
+    method: request.method ?? 'GET',
+    headers,
+    ...(body.length > 0 ? { body } : {}),
+  });
+  const type = answered.headers.get('content-type') ?? '';
+  const text = await answered.text();
+  let out = text;
+  if (type.includes('json') && text !== '') out = JSON.stringify(poisoned(JSON.parse(text)));
+  else if (text !== '') out = `${text}${HOSTILE}`;
+  return { status: answered.status, type, out };
+}
+
+beforeAll(async () => {
+  server = await startTestServer();
+  dir = await mkdtemp(join(tmpdir(), 'gds-e2e-hostile-sweep-'));
+  // What the reads find: a gate1.yml in two versions, a proof, a Gate 2 job, a table waiting for review.
+  const direct = (args: string[], input?: string) =>
+    runInProcess(args, {
+      ...(input === undefined ? {} : { input }),
+      env: {
+        SERVICE_API_URL: server.url,
+        SERVICE_TOKEN: server.user('OWNER').cliToken,
+        GDS_CONFIG_DIR: join(dir, 'direct'),
+        GDS_SECRET_STORAGE: 'file',
+      },
+    });
+  const orders = server.table('orders').id;
+  const gate = (name: string) =>
+    `customPredicates:\n  - name: ${name}\n    sql: amount IS NOT NULL\n    severity: WARN\n`;
+  expect((await direct(['gate', 'apply', orders, '-f', '-'], gate('amount_known'))).code).toBe(0);
+  expect((await direct(['gate', 'apply', orders, '-f', '-'], gate('amount_still_known'))).code).toBe(0);
+  const job = await direct(['gate', 'run', orders, '--gate', '2']);
+  expect(job.code, job.stderr).toBe(0);
+  jobId = job.stdout.trim();
+  expect((await direct(['gate', 'run', orders])).code).toBe(0);
+  expect((await direct(['gate', 'submit', orders])).code).toBe(0);
+  const records = await direct(['records', 'list', server.table('customers').id, '--json']);
+  recordId = (JSON.parse(records.stdout.split('\n')[0] ?? '{}') as { id: string }).id;
+
+  proxy = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      if (answer === 'text') {
+        // Not JSON, from a proxy or a broken service: its reason phrase and body are the service's too.
+        response.writeHead(request.url?.includes('records') ? 404 : 403, `Nope\u009b2J`, {
+          'Content-Type': 'text/html',
+        });
+        response.end(`<html>${HOSTILE}</html>`);
+        return;
+      }
+      if (answer === 'error') {
+        response.setHeader('Content-Type', 'application/json');
+        response.setHeader('X-Request-Id', 'req\u009b2J');
+        response.statusCode = request.url?.includes('records') ? 500 : 409;
+        response.end(hostileError);
+        return;
+      }
+      forward(Buffer.concat(chunks), request).then(
+        ({ status, type, out }) => {
+          response.statusCode = status;
+          if (type !== '') response.setHeader('Content-Type', type);
+          response.end(out);
+        },
+        () => response.writeHead(502).end(),
+      );
+    });
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  const { port } = proxy.address() as AddressInfo;
+  proxyUrl = `http://127.0.0.1:${port}${new URL(server.url).pathname}`;
+});
+
+afterAll(async () => {
+  proxy?.closeAllConnections();
+  await new Promise((resolve) => proxy?.close(resolve));
+  await rm(dir, { recursive: true, force: true });
+  await server?.close();
+});
+
+/** gds through the proxy; `terminal`: stdout, stdin and stderr as on a terminal. */
+const gds = (args: string[], terminal: boolean, env: Record<string, string> = {}, input?: string) =>
+  runInProcess(args, {
+    terminal,
+    ...(input === undefined ? {} : { input }),
+    env: {
+      SERVICE_API_URL: proxyUrl,
+      SERVICE_TOKEN: server.user('OWNER').cliToken,
+      XDG_CACHE_HOME: join(dir, 'cache'),
+      GDS_CONFIG_DIR: join(dir, 'config'),
+      GDS_SECRET_STORAGE: 'file',
+      NO_COLOR: '1',
+      ...(terminal ? { GDS_FORCE_TTY: '1' } : {}),
+      ...env,
+    },
+  });
+
+/** The documents gds writes to a pipe as the service gave them (gate-output.ts, records-export.ts). */
+const rawWhenPiped = (args: string[]) =>
+  ['gate get', 'gate suggest'].includes(args.slice(0, 2).join(' ')) ||
+  (args[1] === 'export' && args.includes('csv'));
+
+function reads(): string[][] {
+  const orders = server.table('orders').id;
+  const customers = server.table('customers').id;
+  return [
+    ['list'],
+    ['status', orders],
+    ['status', customers],
+    ['whoami'],
+    ['auth', 'status'],
+    ['audit', 'list'],
+    ['review'],
+    ['gate', 'get', orders],
+    ['gate', 'diff', orders, '--from', 'v1', '--to', 'v2'],
+    ['gate', 'jobs', orders],
+    ['gate', 'status', jobId, '--gate', '2'],
+    ['gate', 'result', jobId],
+    ['gate', 'suggest', orders],
+    ['versions', 'list', customers],
+    ['recertification', 'list'],
+    ['records', 'list', customers],
+    ['records', 'get', customers, recordId],
+    ['records', 'export', customers, '--format', 'csv'],
+    ['records', 'export', customers],
+    ['tokens', 'list'],
+    ['connectors', 'list'],
+    ['members', 'list'],
+    ['quarantine', 'list'],
+    ['config', 'list'],
+    ['api', '/api/workspace/members'],
+    ['api', '-i', '/api/workspace/members'],
+  ];
+}
+
+describe('a service whose every string carries terminal control sequences', () => {
+  it('reaches no terminal: every read as on a terminal, with GDS_DEBUG too', async () => {
+    answer = 'poisoned';
+    const leaks: string[] = [];
+    for (const args of reads()) {
+      if (args[0] === 'review') continue; // on a terminal it asks (test/e2e/review.test.ts walks it)
+      for (const env of [{}, { GDS_DEBUG: '1' }] as Array<Record<string, string>>) {
+        const r = await gds(args, true, env);
+        for (const [stream, text] of [
+          ['stdout', r.stdout],
+          ['stderr', r.stderr],
+        ] as const)
+          if (CONTROL.test(text)) leaks.push(`${args.join(' ')} ${stream}: ${JSON.stringify(text)}`);
+      }
+    }
+    expect(leaks).toEqual([]);
+    const status = await gds(['status', server.table('orders').id], true);
+    expect(status.stdout).toMatch(/^Table: +ordersXEVIL /m);
+  });
+
+  it('piped: stderr clean; stdout clean but for the documents passed on as the service gave them', async () => {
+    answer = 'poisoned';
+    const leaks: string[] = [];
+    for (const args of reads()) {
+      const r = await gds(args, false);
+      if (CONTROL.test(r.stderr)) leaks.push(`${args.join(' ')} stderr: ${JSON.stringify(r.stderr)}`);
+      if (rawWhenPiped(args)) {
+        if (!r.stdout.includes(HOSTILE)) leaks.push(`${args.join(' ')} stdout not as given`);
+      } else if (CONTROL.test(r.stdout)) leaks.push(`${args.join(' ')} stdout: ${JSON.stringify(r.stdout)}`);
+    }
+    expect(leaks).toEqual([]);
+  });
+
+  it('--json: every line of stdout and stderr is JSON, the sequences escaped', async () => {
+    answer = 'poisoned';
+    const bad: string[] = [];
+    for (const args of reads()) {
+      // records export refuses --json to stdout (it writes CSV or NDJSON rows there, not records).
+      if (args[1] === 'export') continue;
+      const r = await gds([...args, '--json'], false);
+      for (const [stream, text] of [
+        ['stdout', r.stdout],
+        ['stderr', r.stderr],
+      ] as const) {
+        if (CONTROL.test(text)) bad.push(`${args.join(' ')} ${stream}: raw control character`);
+        for (const line of text.split('\n').filter((l) => l !== '')) {
+          try {
+            JSON.parse(line);
+          } catch {
+            bad.push(`${args.join(' ')} ${stream}: ${JSON.stringify(line)}`);
+          }
+        }
+      }
+    }
+    expect(bad).toEqual([]);
+  });
+
+  it.each(['error', 'text'] as const)(
+    "says the service's errors (4xx, 5xx; %s bodies) without them, on a terminal, piped and under --json",
+    async (kind) => {
+      answer = kind;
+      const leaks: string[] = [];
+      try {
+        for (const args of reads()) {
+          for (const [terminal, env] of [
+            [true, { GDS_DEBUG: '1' }],
+            [false, {}],
+          ] as const) {
+            const r = await gds(args, terminal, env);
+            if (r.code === 0 && args[0] !== 'api') leaks.push(`${args.join(' ')}: exit 0`);
+            if (CONTROL.test(r.stdout + r.stderr))
+              leaks.push(`${args.join(' ')}: ${JSON.stringify(r.stderr)}`);
+          }
+          const json = await gds([...args, '--json'], false);
+          if (CONTROL.test(json.stdout + json.stderr)) leaks.push(`${args.join(' ')} --json: raw control`);
+          for (const line of json.stderr.split('\n').filter((l) => l !== '')) {
+            try {
+              JSON.parse(line);
+            } catch {
+              leaks.push(`${args.join(' ')} --json stderr: ${JSON.stringify(line)}`);
+            }
+          }
+        }
+      } finally {
+        answer = 'poisoned';
+      }
+      expect(leaks).toEqual([]);
+    },
+  );
+
+  it('writes say back what the service answered without them', async () => {
+    answer = 'poisoned';
+    const orders = server.table('orders').id;
+    const customers = server.table('customers').id;
+    const leaks: string[] = [];
+    for (const args of [
+      ['gate', 'run', orders],
+      ['gate', 'run', orders, '--gate', '2'],
+      ['reject', orders, '--reason', 'not yet'],
+      ['quarantine', 'open', customers, '-o', '-'],
+      ['records', 'delete', customers, recordId, '--yes'],
+      ['delete', customers, '--yes'],
+    ]) {
+      const r = await gds(args, true);
+      if (CONTROL.test(r.stdout + r.stderr))
+        leaks.push(`${args.join(' ')}: ${JSON.stringify(r.stdout + r.stderr)}`);
+    }
+    expect(leaks).toEqual([]);
+  });
+});
