@@ -1,5 +1,7 @@
 // `gds gate diff` run as bin/run.js runs it, in the test process (runInProcess).
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -221,5 +223,54 @@ describe('gds gate diff, bad input (exit 2, nothing on stdout)', () => {
     const r = await runInProcess(['gate', 'diff', 't_42', '--from', 'v1', '--json']);
     expect(r.code).toBe(2);
     expect(jsonLines(r.stderr)).toMatchObject([{ error: { code: 'usage' } }]);
+  });
+});
+
+// §4.9: gate diff's "Exit code 0 identical, 1 different": a failure must not read as a difference, as
+// other commands' failures exit 1 (a status gds has no code for, a config file it cannot use, a bug).
+describe('gds gate diff exits 1 for a difference only', () => {
+  it('a service answering a status gds has no exit code for (410) ends with 2, not 1', async () => {
+    const standIn = createServer((_req, res) => {
+      res.writeHead(410, { 'content-type': 'application/json' }).end('{}');
+    });
+    await new Promise<void>((resolve) => standIn.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(standIn.address() as AddressInfo).port}/v1`;
+    try {
+      for (const args of [
+        ['gate', 'diff', 'tbl_42', '-f', file('before.yml')],
+        ['gate', 'diff', 'tbl_42', '--from', 'v1', '--to', 'v2', '--json'],
+      ]) {
+        const r = await runInProcess([...args, '--base', base, '--token', 'cli_standInToken42'], {
+          env: { GDS_CONFIG_DIR: file('no-config') },
+        });
+        expect(r.code, r.stderr).toBe(2);
+        expect(r.stdout).toBe('');
+        expect(r.stderr).toMatch(/410 Gone/);
+      }
+    } finally {
+      await new Promise((resolve) => standIn.close(resolve));
+    }
+  });
+
+  it('a config file gds cannot use ends with 2, not 1', async () => {
+    const configDir = file('config-is-a-folder');
+    await mkdir(join(configDir, 'config.json'), { recursive: true });
+    const r = await runInProcess(['gate', 'diff', 'tbl_42', '-f', file('before.yml'), '--json'], {
+      env: { GDS_CONFIG_DIR: configDir, SERVICE_TOKEN: undefined, SERVICE_API_URL: undefined },
+    });
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(jsonLines(r.stderr)).toMatchObject([{ error: { code: 'config_not_regular_file' } }]);
+  });
+});
+
+describe('gds gate diff <table> without -f or --from', () => {
+  it('says how to compare, with the table the person named', async () => {
+    const r = await runInProcess(['gate', 'diff', 'tbl_orders'], {
+      env: { GDS_CONFIG_DIR: file('no-config'), SERVICE_TOKEN: undefined, SERVICE_API_URL: undefined },
+    });
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain('gds gate diff tbl_orders -f gate1.yml');
+    expect(r.stderr).not.toContain('t_42');
   });
 });

@@ -2,7 +2,9 @@ import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
 import { tableEnvFlag } from '../../cli/governance-flags.js';
 import { CliError, ExitCode } from '../../core/errors.js';
+import { toCliError } from '../../cli/errors.js';
 import { readGate1Text } from '../../io/input.js';
+import { shellWord } from '../../core/shell-word.js';
 import { printUnifiedDiff } from '../../cli/write-preview.js';
 import type { DiffSide, GateDiff as GateDiffResult } from '../../core/gate-diff.js';
 import { checkSummary, diffGateTexts, GateYamlError, loadGateDiffLibraries } from '../../core/gate-diff.js';
@@ -35,7 +37,7 @@ async function readGateSide(source: string, flag: string): Promise<DiffSide> {
 export default class GateDiff extends ApiCommand<typeof GateDiff> {
   static override pager = true;
   static override summary =
-    "Compare a gate1.yml with the server's, two server versions, or two files (exit 0 identical, 1 different).";
+    "Compare a gate1.yml with the server's, two server versions, or two files (exit 0 identical, 1 different, 2 or more a failure).";
   static override description =
     "With a table id: the -f file (after) against the server's current gate1.yml (before; an empty one, " +
     'said on stderr, when none was applied yet), or two stored ' +
@@ -102,7 +104,10 @@ export default class GateDiff extends ApiCommand<typeof GateDiff> {
         throw usage('Name the table to compare with, or give --against <file>.', serverFix);
       if (from !== undefined && file !== undefined) throw usage(mixedSides, mixedSidesFix);
       if (from === undefined && file === undefined) {
-        throw usage('Give -f <file> to compare with the server, or --from vN --to vM.', serverFix);
+        throw usage(
+          'Give -f <file> to compare with the server, or --from vN --to vM.',
+          serverFix.replaceAll('t_42', shellWord(tableId)),
+        );
       }
       const target: DiffTarget =
         from !== undefined && to !== undefined
@@ -137,6 +142,26 @@ export default class GateDiff extends ApiCommand<typeof GateDiff> {
       if (summary !== undefined) this.out.info(summary);
     }
     if (!result.identical) process.exitCode = ExitCode.Failure;
+  }
+
+  /** Exit 1 means "different" and nothing else: a failure other commands end with 1 (a status gds has no code
+   *  for, a config file it cannot use, a bug) ends gate diff with 2, as diff(1)'s "trouble". */
+  override async catch(error: Error): Promise<never> {
+    const code = (error as { code?: unknown }).code;
+    if (code === 'EEXIT' || code === 'pager_closed') return super.catch(error);
+    const failure = toCliError(error, 'See `gds gate diff --help`.', {
+      flagNames: Object.keys({ ...GateDiff.baseFlags, ...GateDiff.flags }),
+      argv: this.argv,
+    });
+    if (failure.exitCode !== ExitCode.Failure) return super.catch(failure);
+    return super.catch(
+      new CliError(failure.message, {
+        exitCode: ExitCode.Usage,
+        code: failure.code,
+        ...(failure.suggestion === undefined ? {} : { suggestion: failure.suggestion }),
+        details: failure.details,
+      }),
+    );
   }
 
   private async diffLocally(before: DiffSide, after: DiffSide, semantic: boolean): Promise<GateDiffResult> {
