@@ -17,7 +17,9 @@
 // unit_test: 1.8, selector: 1.12) is a DbtSelectionError naming the dbt that added it, as that dbt refuses an
 // unknown method; the methods' globs are 1.5's, group:'s 1.8's (exact before); file: is the file's name from
 // 1.2 and its stem too from 1.6, and a bare `orders.sql` is a name (fqn) before 1.2; config.KEY: takes a list's
-// items and `true`/`false` from 1.3, and path: sees only the root project's nodes before 1.4.
+// items and `true`/`false` from 1.3, path: sees only the root project's nodes before 1.4 and no model by
+// its .yml before 1.5; tag:, path:, file: and package: see the semantic models from 1.6.4 and the saved
+// queries from 1.8, and a name the exposures, metrics, semantic models and saved queries from 1.7.
 import type { Manifest, ManifestNode } from './manifest.js';
 import { DECLARED_TYPES } from './manifest.js';
 import { attachedNode } from './attached.js';
@@ -623,20 +625,40 @@ function matchMethod(
   // source of the same name are not one node), the others its sources too.
   const parsed = [...manifest.nodes.values()].filter((n) => n.enabled);
   const others = [...manifest.others.values()].filter((n) => n.enabled);
-  // dbt's all_nodes: the nodes, sources, exposures and metrics (not the semantic models or saved queries).
+  // dbt's all_nodes: the nodes, sources, exposures and metrics (state: and result: search these here).
   const all = [
     ...parsed,
     ...[...manifest.sources.values()].filter((n) => n.enabled),
     ...others.filter((n) => n.resourceType === 'exposure' || n.resourceType === 'metric'),
   ];
+  // tag:, path:, file: and package: search dbt's all_nodes with the semantic models too from 1.6.4 (dbt-core
+  // #8589, backported to 1.6.4: #8749 is tag: failing on them there) and the saved queries from 1.8 (where
+  // all_nodes took them and the unit tests in): `+path:models/semantic` is what its semantic models are built on.
+  const semanticModels = !dbtBefore1(manifest.dbtVersion, 6, 4);
+  const savedQueries = !dbtBefore1(manifest.dbtVersion, 8);
+  const allNodes = !semanticModels
+    ? all
+    : [
+        ...all,
+        ...others.filter(
+          (n) => n.resourceType === 'semantic_model' || (n.resourceType === 'saved_query' && savedQueries),
+        ),
+      ];
+  // dbt's non_source_nodes, which a name and fqn: search from 1.7 (1.6's searched the manifest's nodes only,
+  // #8589's backport to 1.6.4 too; dbt 1.7.4's `dbt ls -s simple_model` lists its semantic model: dbt-core
+  // #9389): the nodes, exposures, metrics, semantic models and saved queries, so `+revenue` (a metric) is what
+  // the metric is built on.
+  const nonSource = dbtBefore1(manifest.dbtVersion, 7)
+    ? parsed
+    : [...parsed, ...others.filter((n) => n.resourceType !== 'function')];
   // dbt 1.11's user-defined functions, which a name (fqn), file: and path: select too, as dbt's node selection
   // methods page says from 1.11 (`my_function+`, `file:my_function.sql`, `path:functions/my_function.sql`;
   // dbt-core #11968). It names no other method that sees them: those (tag:, package:, config.KEY:) do not here.
   const functions = dbtBefore1(manifest.dbtVersion, 11)
     ? []
     : others.filter((n) => n.resourceType === 'function');
-  const named = functions.length === 0 ? parsed : [...parsed, ...functions];
-  const located = functions.length === 0 ? all : [...all, ...functions];
+  const named = functions.length === 0 ? nonSource : [...nonSource, ...functions];
+  const located = functions.length === 0 ? allNodes : [...allNodes, ...functions];
   // dbt before 1.4 had path: skip every node whose root_path was not the project's (dbt-core #2258): a
   // package's `models/staging/x.sql` is no path of the project. 1.4 dropped root_path and the check with it
   // (dbt-core #6171).
@@ -656,6 +678,7 @@ function matchMethod(
   const part = wildcards ? glob : (pattern: string, text: string) => pattern === '*' || pattern === text;
   // Read once per method, not once per node.
   const stems = fileStems(manifest.dbtVersion);
+  const ymls = pathsTakePatches(manifest.dbtVersion);
   const underscored = versionUnderscored(manifest.dbtVersion);
   if (value === '')
     throw new DbtSelectionError(`${atom}: the selector names nothing after the method`, selector);
@@ -673,16 +696,16 @@ function matchMethod(
     // Before dbt 1.2 (no file method) a value ending in .sql is a name, as that dbt read it.
     case undefined:
       return value.includes('/')
-        ? pick((n) => pathMatches(n, value), pathed())
+        ? pick((n) => pathMatches(n, value, ymls), pathed())
         : /\.(sql|py|csv)$/i.test(value) && !dbtBefore1(manifest.dbtVersion, 2)
           ? pick((n) => fileMatches(n, value, like, stems), located)
           : pick((n) => fqnMatches(n, value, wildcards, underscored), named);
     case 'fqn':
       return pick((n) => fqnMatches(n, value, wildcards, underscored), named);
     case 'tag':
-      return pick((n) => n.tags.some((t) => like(value, t)));
+      return pick((n) => n.tags.some((t) => like(value, t)), allNodes);
     case 'path':
-      return pick((n) => pathMatches(n, value), pathed());
+      return pick((n) => pathMatches(n, value, ymls), pathed());
     // dbt's file method compares the file's name alone: `file:models/x.sql` matches nothing (path: does).
     case 'file':
       return pick((n) => fileMatches(n, value, like, stems), located);
@@ -807,7 +830,7 @@ function matchMethod(
       const root = manifest.projectName;
       const name =
         value === 'this' && root !== undefined && !dbtBefore1(manifest.dbtVersion, 8) ? root : value;
-      return pick((n) => like(name, n.packageName));
+      return pick((n) => like(name, n.packageName), allNodes);
     }
     case 'version': {
       if (!VERSION_SELECTORS.includes(value))
@@ -1072,10 +1095,17 @@ function fileMatches(node: ManifestNode, value: string, like: typeof glob, stems
 }
 
 /**
- * dbt's path method: the value is a glob of paths in the project (pathlib's: `*` within one folder, `**`
- * any folders), and a node is selected by its file, by a folder above it, or by the .yml that documents it.
+ * Whether path: selects a node by the .yml that documents it, its patch_path (dbt-core #7321, April 2023: dbt
+ * 1.5; unknown: yes). Before, a model's .yml selected its tests and sources only.
  */
-function pathMatches(node: ManifestNode, value: string): boolean {
+const pathsTakePatches = (dbtVersion: string | undefined) => !dbtBefore1(dbtVersion, 5);
+
+/**
+ * dbt's path method: the value is a glob of paths in the project (pathlib's: `*` within one folder, `**`
+ * any folders), and a node is selected by its file, by a folder above it, or (`patches`: dbt 1.5+) by the
+ * .yml that documents it.
+ */
+function pathMatches(node: ManifestNode, value: string, patches = true): boolean {
   const pattern = value
     .replace(/^(\.\/)+/, '')
     .split('/')
@@ -1083,7 +1113,7 @@ function pathMatches(node: ManifestNode, value: string): boolean {
   if (pattern.length === 0) return false;
   const file = node.originalFilePath;
   if (file !== undefined && pathGlob(pattern, file.split('/'), true)) return true;
-  return node.patchPath !== undefined && pathGlob(pattern, node.patchPath.split('/'), false);
+  return patches && node.patchPath !== undefined && pathGlob(pattern, node.patchPath.split('/'), false);
 }
 
 /** Whether the glob's parts from `p` match the path's from `i` (`within`: or a folder above the path). */

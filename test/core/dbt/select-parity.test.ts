@@ -95,6 +95,120 @@ describe("exposures, metrics, semantic models and saved queries are nodes of dbt
   });
 });
 
+// tag:, path:, file: and package: search dbt's all_nodes, which took the semantic models in with dbt-core #8589
+// (1.7, backported to 1.6.4) and the saved queries in 1.8; from 1.7 a name and fqn: search its non_source_nodes
+// (exposures, metrics, semantic models, saved queries).
+describe("the methods search semantic models and saved queries as the manifest's dbt does", () => {
+  const semantic = (dbtVersion: string): Entry => {
+    const m = project({
+      semantic_models: {
+        'semantic_model.shop.sm_orders': other('semantic_model', 'sm_orders', ['model.shop.orders'], {
+          original_file_path: 'models/semantic/sm_orders.yml',
+        }),
+      },
+      metrics: {
+        'metric.shop.revenue': other('metric', 'revenue', ['semantic_model.shop.sm_orders'], {
+          original_file_path: 'models/metrics/revenue.yml',
+        }),
+      },
+      saved_queries: {
+        'saved_query.shop.weekly': other('saved_query', 'weekly', ['metric.shop.revenue'], {
+          original_file_path: 'models/exports/weekly.yml',
+          tags: ['export'],
+        }),
+      },
+    });
+    return { ...m, metadata: { ...(m['metadata'] as Entry), dbt_version: dbtVersion } };
+  };
+
+  it('+NAME of a metric, semantic model or saved query is what it is built on (dbt 1.7+)', () => {
+    for (const version of ['1.7.0', '1.8.0', '1.12.0']) {
+      expect(ids(semantic(version), ['+revenue'])).toEqual(['orders']);
+      expect(ids(semantic(version), ['+fqn:sm_orders'])).toEqual(['orders']);
+      expect(ids(semantic(version), ['1+shop.weekly+'])).toEqual([]);
+      expect(ids(semantic(version), ['+weekly'])).toEqual(['orders']);
+      expect(ids(semantic(version), ['customers'], ['+revenue'])).toEqual(['customers']);
+    }
+    // dbt 1.6 (1.6.4 too) and before: a name is a model, seed, snapshot, test or analysis only.
+    expect(ids(semantic('1.6.4'), ['+revenue'])).toEqual([]);
+    expect(ids(semantic('1.6.4'), ['+fqn:sm_orders'])).toEqual([]);
+    expect(ids(semantic('1.5.9'), ['+sm_orders'])).toEqual([]);
+  });
+
+  it('path: and file: find a semantic model (dbt 1.6.4+) and a saved query (1.8+), so + reaches its parents', () => {
+    for (const version of ['1.6.4', '1.7.19', '1.8.0', '1.12.0']) {
+      expect(ids(semantic(version), ['+path:models/semantic'])).toEqual(['orders']);
+      expect(ids(semantic(version), ['+file:sm_orders.yml'])).toEqual(['orders']);
+      expect(ids(semantic(version), ['+package:shop'])).toEqual([
+        'customers',
+        'orders',
+        'payments',
+        'stg_payments',
+      ]);
+    }
+    expect(ids(semantic('1.6.3'), ['+path:models/semantic'])).toEqual([]);
+    expect(ids(semantic('1.6.3'), ['+file:sm_orders.yml'])).toEqual([]);
+    for (const version of ['1.8.0', '1.12.0']) {
+      expect(ids(semantic(version), ['+path:models/exports/weekly.yml'])).toEqual(['orders']);
+      expect(ids(semantic(version), ['+tag:export'])).toEqual(['orders']);
+    }
+    expect(ids(semantic('1.7.19'), ['+tag:export'])).toEqual([]);
+  });
+
+  it('config.KEY: does not: dbt searches the nodes and sources only (dbt-core #11635 is not merged)', () => {
+    const m = semantic('1.12.0');
+    const sm = (m['semantic_models'] as Record<string, Entry>)['semantic_model.shop.sm_orders'] as Entry;
+    sm['config'] = { enabled: true, meta: { owner: 'kpi' } };
+    expect(ids(m, ['+config.meta.owner:kpi'])).toEqual([]);
+  });
+});
+
+describe('on the real manifest of dbt 1.12 with a semantic layer', needs(noSharedFixtures), () => {
+  const dap = () =>
+    readManifest(
+      JSON.parse(readFileSync(`${sharedFixturesDir}real/dbt/dap_v12_1.12.0.manifest.json`, 'utf8')) as Entry,
+    );
+
+  it("+METRIC and +SAVED_QUERY by name select what dbt's fqn method does: what they are built on", () => {
+    const m = dap();
+    const byMetric = selectNodes(m, { select: ['+metric:count_lifetime_orders'] });
+    expect(byMetric).toContain('model.jaffle_shop.customers');
+    expect(selectNodes(m, { select: ['+count_lifetime_orders'] })).toEqual(byMetric);
+    const bySavedQuery = selectNodes(m, { select: ['+saved_query:order_metrics'] });
+    expect(bySavedQuery).toContain('model.jaffle_shop.orders');
+    expect(selectNodes(m, { select: ['+order_metrics'] })).toEqual(bySavedQuery);
+    // --exclude of one leaves its models out, as in dbt.
+    const rest = selectNodes(m, { exclude: ['+order_metrics'] });
+    expect(rest).not.toContain('model.jaffle_shop.orders');
+  });
+});
+
+// dbt-core #7321 (dbt 1.5): path: selects a model by the .yml that documents it (its patch_path). Before, the
+// .yml's path selected what was written in it (tests, sources), never the model.
+describe(".yml paths select the models they document from dbt 1.5, as dbt's path method", () => {
+  const documented = (dbtVersion: string): Entry => {
+    const m = manifest(model('orders', { patch_path: 'shop://models/marts/_marts.yml' }), model('customers'));
+    return { ...m, metadata: { ...(m['metadata'] as Entry), dbt_version: dbtVersion } };
+  };
+
+  it('path:models/marts/_marts.yml is orders on 1.5+, nothing before', () => {
+    expect(ids(documented('1.5.0'), ['path:models/marts/_marts.yml'])).toEqual(['orders']);
+    expect(ids(documented('1.12.0'), ['models/marts/_marts.yml'])).toEqual(['orders']);
+    expect(ids(documented('1.4.9'), ['path:models/marts/_marts.yml'])).toEqual([]);
+    expect(ids(documented('1.4.9'), ['models/marts/_marts.yml'])).toEqual([]);
+  });
+});
+
+describe('.yml paths on the real manifest of dbt 1.4.1', needs(noSharedFixtures), () => {
+  it('models/schema.yml selects no model: only +path: reaches them, through their tests', () => {
+    const m = readManifest(
+      JSON.parse(readFileSync(`${sharedFixturesDir}real/dbt/dap_v8_1.4.1.manifest.json`, 'utf8')) as Entry,
+    );
+    expect(selectNodes(m, { select: ['path:models/schema.yml'] })).toEqual([]);
+    expect(selectNodes(m, { select: ['+path:models/schema.yml'] })).toContain('model.jaffle_shop.customers');
+  });
+});
+
 describe('@ with a parents operator, as dbt reads it', () => {
   it('@+x and @2+x are @x (dbt refuses only @x+)', () => {
     const withExposure = project({});
