@@ -52,9 +52,9 @@ export async function printProof(out: Output, proof: Gate1ProofBody, table = pro
   const verdict = proof.passed
     ? out.style('green', 'PASSED')
     : out.style('red', `FAILED (${proof.failedPredicates.join(', ')})`);
-  out.print('Gate 1 ', verdict, ` on ${table}: ${proof.rowsChecked} rows checked, ${sample}.`);
+  out.printField('Gate 1 ', verdict, ` on ${table}: ${proof.rowsChecked} rows checked, ${sample}.`);
   if (proof.id !== null)
-    out.print(`Proof ${proof.id}${proof.state === undefined ? '' : `; table now ${proof.state}`}.`);
+    out.printField(`Proof ${proof.id}${proof.state === undefined ? '' : `; table now ${proof.state}`}.`);
 }
 
 export async function printJob(out: Output, job: GateJobBody): Promise<void> {
@@ -62,11 +62,11 @@ export async function printJob(out: Output, job: GateJobBody): Promise<void> {
     out.record(job);
     return;
   }
-  out.print(`Job ${job.id} (${job.type}, Gate ${job.gate}) on ${job.tableId ?? '-'}: ${job.status}`);
-  out.print(`Created ${out.when(job.createdAt)} by ${job.createdByEmail ?? job.createdBy}`);
-  if (job.startedAt !== null) out.print(`Started ${out.when(job.startedAt)}`);
-  if (job.finishedAt !== null) out.print(`Finished ${out.when(job.finishedAt)}`);
-  if (job.error?.message !== undefined) out.print(out.style('red', `Error: ${job.error.message}`));
+  out.printField(`Job ${job.id} (${job.type}, Gate ${job.gate}) on ${job.tableId ?? '-'}: ${job.status}`);
+  out.printField(`Created ${out.when(job.createdAt)} by ${job.createdByEmail ?? job.createdBy}`);
+  if (job.startedAt !== null) out.printField(`Started ${out.when(job.startedAt)}`);
+  if (job.finishedAt !== null) out.printField(`Finished ${out.when(job.finishedAt)}`);
+  if (job.error?.message !== undefined) out.printField(out.style('red', `Error: ${job.error.message}`));
   if (job.result === undefined) return;
   const report = (job.result ?? {}) as { checks?: unknown; results?: unknown; passed?: unknown };
   const checks = Array.isArray(report.checks) ? report.checks : report.results;
@@ -77,7 +77,7 @@ export async function printJob(out: Output, job: GateJobBody): Promise<void> {
   out.print('');
   await out.table(checks as JobCheck[], jobCheckColumns, { empty: 'The report lists no checks.' });
   if (typeof report.passed === 'boolean') {
-    out.print(
+    out.printField(
       `Gate ${job.gate} `,
       report.passed ? out.style('green', 'PASSED') : out.style('red', 'FAILED'),
       ` on ${job.tableId ?? '-'}.`,

@@ -122,7 +122,7 @@ export function printStatus(out: Output, status: TableStatus): void {
     ['Jobs', describeJobs(status.activeJobs)],
   ];
   const width = Math.max(...rows.map(([label]) => label.length + 2));
-  for (const [label, value] of rows) out.print(out.style('bold', `${label}:`.padEnd(width)), value);
+  for (const [label, value] of rows) out.printField(out.style('bold', `${label}:`.padEnd(width)), value);
 }
 
 /** `certified_dev.orders published v3`; when it is not (or was just published again), why. On a terminal
@@ -155,15 +155,15 @@ function describeCertification(
 }
 
 export function printRegistration(out: Output, result: RegistrationResult, verb: string): void {
-  out.print(
+  out.printField(
     `${verb} ${result.governanceId}`,
     ...(result.state === undefined ? [] : [' (', out.state(result.state), ')']),
   );
-  out.print(`Tracking: ${result.trackingUrl}`);
-  out.print(`Status:   baseline job ${result.job.id} `, out.state(result.job.status));
+  out.printField(`Tracking: ${result.trackingUrl}`);
+  out.printField(`Status:   baseline job ${result.job.id} `, out.state(result.job.status));
   if (result.columns !== undefined) {
     const { added, removed } = result.columns;
-    out.print(`Columns:  added ${added.join(', ') || 'none'}; removed ${removed.join(', ') || 'none'}`);
+    out.printField(`Columns:  added ${added.join(', ') || 'none'}; removed ${removed.join(', ') || 'none'}`);
   }
 }
 
@@ -201,6 +201,6 @@ export function printPushPreview(
     });
   } else {
     out.success(noChange);
-    if (trackingUrl !== undefined) out.print(`Tracking: ${trackingUrl}`);
+    if (trackingUrl !== undefined) out.printField(`Tracking: ${trackingUrl}`);
   }
 }

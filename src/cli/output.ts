@@ -7,7 +7,7 @@
 import { styleText } from 'node:util';
 import { settingValue } from './settings.js';
 import { CliError, ExitCode } from '../core/errors.js';
-import { stripControlCharacters } from '../core/terminal-text.js';
+import { onOneLine, stripControlCharacters } from '../core/terminal-text.js';
 import { ndjsonLine } from '../core/ndjson.js';
 import { type Diagnostic, formatDiagnostic } from '../core/gate1/diagnostic.js';
 import { jsonSegments } from './json-colour.js';
@@ -287,6 +287,18 @@ export class Output {
     this.stdout.write(`${this.render(segments, this.colorOnStdout)}\n`);
   }
 
+  /**
+   * One line of a label/value view (`State:  CERTIFIED`) or a one-line summary, on stdout; nothing under
+   * --json. The line breaks of its segments (a service's string: a table name, an email, a message) read as
+   * spaces, as in a table cell, so that no string forges a line under the view's own
+   * (`orders\nState:  CERTIFIED`).
+   */
+  printField(...segments: Segment[]): void {
+    this.print(
+      ...segments.map((s) => (typeof s === 'string' ? onOneLine(s) : { ...s, text: onOneLine(s.text) })),
+    );
+  }
+
   /** Human lines on stdout in one write (a diff of 80,000 lines wrote them one by one for a second). */
   printLines(lines: Segment[][]): void {
     if (this.json || lines.length === 0) return;
@@ -308,7 +320,8 @@ export class Output {
    */
   success(text: string): void {
     if (this.json) return;
-    this.info(this.style('green', successMark), ` ${text}`);
+    // One line, as a detail view's: a service's string in it (`now REJECTED\n✓ Certified …`) forges no other.
+    this.info(this.style('green', successMark), ` ${onOneLine(text)}`);
   }
 
   /**

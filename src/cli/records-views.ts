@@ -3,6 +3,7 @@
 import type { TableRecord } from '../contract/types.js';
 import type { Column } from './output-table.js';
 import type { Output } from './output.js';
+import { onOneLine, stripControlCharacters } from '../core/terminal-text.js';
 
 /** The columns of a page of records: id, then every other key in the order first seen. */
 export function recordColumns(records: readonly TableRecord[]): Array<Column<TableRecord>> {
@@ -20,9 +21,13 @@ export function printRecord(out: Output, record: TableRecord): void {
     return;
   }
   const names = ['id', ...Object.keys(record).filter((name) => name !== 'id')];
-  const width = Math.max(...names.map((name) => name.length));
+  const shown = names.map(onOneLine);
+  const width = Math.max(...shown.map((name) => name.length));
+  // A text value may be multi-line (an address, a note): its next lines stay, indented under the value, so
+  // that none of them starts where a column's name does (`x\nstatus  approved` forges no column).
+  const indent = ' '.repeat(width + 2);
   out.printLines(
-    names.map((name) => {
+    names.flatMap((name, i) => {
       const value = record[name];
       const text =
         value === null || value === undefined
@@ -30,7 +35,8 @@ export function printRecord(out: Output, record: TableRecord): void {
           : typeof value === 'string'
             ? value
             : JSON.stringify(value);
-      return [`${name.padEnd(width)}  ${text}`];
+      const [first = '', ...rest] = stripControlCharacters(text).split('\n');
+      return [[`${(shown[i] ?? '').padEnd(width)}  ${first}`], ...rest.map((line) => [`${indent}${line}`])];
     }),
   );
 }

@@ -44,11 +44,14 @@ export async function walkQueue(
     for (const entry of page.rows) {
       seen += 1;
       out.print('');
-      out.print(out.style('bold', `${entry.tableName}`), ` (${entry.tableId}, ${entry.environmentLabel})`);
-      out.print(`  Proof:     ${proofSummary(entry)}`);
-      out.print(`  Changed:   ${changesSummary(entry)}`);
-      out.print(`  Requests:  ${requestsSummary(entry)}`);
-      out.print(
+      out.printField(
+        out.style('bold', `${entry.tableName}`),
+        ` (${entry.tableId}, ${entry.environmentLabel})`,
+      );
+      out.printField(`  Proof:     ${proofSummary(entry)}`);
+      out.printField(`  Changed:   ${changesSummary(entry)}`);
+      out.printField(`  Requests:  ${requestsSummary(entry)}`);
+      out.printField(
         `  Submitted: ${out.when(entry.createdAt)} by ${entry.submittedBy.email ?? entry.submittedBy.userId ?? 'someone'}`,
       );
       const decision = await select<Decision>(`What about ${entry.tableName}?`, CHOICES, { initial: 'skip' });

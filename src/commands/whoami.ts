@@ -37,7 +37,8 @@ export default class Whoami extends ApiCommand<typeof Whoami> {
       ['Token scope', describeScope(me.token)],
       ['Environments', me.effectiveEnvironmentScope.join(', ') || 'none'],
     ];
-    for (const [label, value] of rows) this.out.print(this.out.style('bold', `${label}:`.padEnd(14)), value);
+    for (const [label, value] of rows)
+      this.out.printField(this.out.style('bold', `${label}:`.padEnd(14)), value);
   }
 }
 

@@ -52,3 +52,13 @@ function withoutStringSequences(text: string): string {
   }
   return from === 0 ? text : kept + text.slice(from);
 }
+
+/**
+ * `text` as `stripControlCharacters` leaves it, each run of its line breaks then one space, as a table cell
+ * shows them: a service's string put on a line of gds's own (`Table:  orders`) cannot start a line that
+ * looks like the next one (`orders\nState:  CERTIFIED`). The other vertical separators (\r, \v, \f, NEL,
+ * U+2028, U+2029) are control or separator characters: stripped, as in a cell.
+ */
+export function onOneLine(text: string): string {
+  return stripControlCharacters(text).replace(/\n+/g, ' ');
+}

@@ -629,6 +629,17 @@ describe('Output for people', () => {
     expect(json.stdout.text + json.stderr.text).toBe('');
   });
 
+  it("keeps a confirmation and a detail view's line one line: a line break of a service's string reads as a space", () => {
+    const { out, stdout, stderr } = output({ tty: false });
+    out.success('Rejected orders: now REJECTED\n✓ Certified orders: contract ctr_1 ACTIVE.');
+    expect(stderr.lines).toEqual([
+      '✓ Rejected orders: now REJECTED ✓ Certified orders: contract ctr_1 ACTIVE.',
+    ]);
+    out.printField(out.style('bold', 'Table:  '), 'orders\r\nState:  CERTIFIED', out.style('red', 'x\n\ny'));
+    out.print('multi\nline');
+    expect(stdout.lines).toEqual(['Table:  orders State:  CERTIFIEDx y', 'multi', 'line']);
+  });
+
   describe('during: a spinner for a wait', () => {
     it('turns on a terminal while the work runs and is gone when it ends, the answer passed on', async () => {
       const { out, stdout, stderr } = output({ tty: true, env: { NO_COLOR: '1' } });

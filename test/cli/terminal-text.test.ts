@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { stripControlCharacters } from '../../src/core/terminal-text.js';
+import { onOneLine, stripControlCharacters } from '../../src/core/terminal-text.js';
 
 describe('stripControlCharacters', () => {
   it.each([
@@ -47,5 +47,13 @@ describe('stripControlCharacters', () => {
     for (let code = 0; code < 0xa0; code += 1) all += String.fromCharCode(code);
     const stripped = stripControlCharacters(all + all);
     expect(stripped).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+  });
+});
+
+describe('onOneLine', () => {
+  it('shows each run of line breaks as one space, the other separators stripped: no line of a view is forged', () => {
+    expect(onOneLine('orders\nState:  CERTIFIED')).toBe('orders State:  CERTIFIED');
+    expect(onOneLine('a\r\nb\n\nc\u2028d\u2029e\u000bf\u000cg\u0085h\ri')).toBe('a b cdefghi');
+    expect(onOneLine('tabs\tstay, \u001b[2Jescapes go')).toBe('tabs\tstay, escapes go');
   });
 });

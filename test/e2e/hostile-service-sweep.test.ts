@@ -25,16 +25,19 @@ let server: TestServer;
 let dir: string;
 let proxy: Server;
 let proxyUrl: string;
-let answer: 'poisoned' | 'error' | 'text' = 'poisoned';
+let answer: 'poisoned' | 'error' | 'text' | 'forged' = 'poisoned';
 let jobId = '';
 let recordId = '';
 
-/** `value` with HOSTILE after every string but an id's or a token's. */
-function poisoned(value: unknown, key = ''): unknown {
-  if (typeof value === 'string') return /^(id|token)$|(Id|Token)$/.test(key) ? value : `${value}${HOSTILE}`;
-  if (Array.isArray(value)) return value.map((item) => poisoned(item, key));
+/** A line break and a label of gds's own views after it: a line forged under them, were it shown as it is. */
+const FORGED = '\nForged:   CERTIFIED by you';
+
+/** `value` with `tail` (HOSTILE) after every string but an id's or a token's. */
+function poisoned(value: unknown, key = '', tail = HOSTILE): unknown {
+  if (typeof value === 'string') return /^(id|token)$|(Id|Token)$/.test(key) ? value : `${value}${tail}`;
+  if (Array.isArray(value)) return value.map((item) => poisoned(item, key, tail));
   if (typeof value !== 'object' || value === null) return value;
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, poisoned(v, k)]));
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, poisoned(v, k, tail)]));
 }
 
 const hostileError = JSON.stringify({
@@ -73,8 +76,9 @@ async function forward(body: Buffer, request: IncomingMessage) {
   const type = answered.headers.get('content-type') ?? '';
   const text = await answered.text();
   let out = text;
-  if (type.includes('json') && text !== '') out = JSON.stringify(poisoned(JSON.parse(text)));
-  else if (text !== '') out = `${text}${HOSTILE}`;
+  const tail = answer === 'forged' ? FORGED : HOSTILE;
+  if (type.includes('json') && text !== '') out = JSON.stringify(poisoned(JSON.parse(text), '', tail));
+  else if (text !== '') out = `${text}${tail}`;
   return { status: answered.status, type, out };
 }
 
@@ -290,6 +294,45 @@ describe('a service whose every string carries terminal control sequences', () =
       expect(leaks).toEqual([]);
     },
   );
+
+  it('forges no line of a detail view: a line break in a string of the service reads as a space', async () => {
+    answer = 'forged';
+    const orders = server.table('orders').id;
+    const customers = server.table('customers').id;
+    const forged: string[] = [];
+    // Before the writes below, which delete the record and the table.
+    try {
+      for (const args of [
+        ['status', orders],
+        ['status', customers],
+        ['whoami'],
+        ['auth', 'status'],
+        ['gate', 'status', jobId, '--gate', '2'],
+        ['gate', 'result', jobId],
+        ['records', 'get', customers, recordId],
+      ]) {
+        for (const terminal of [true, false]) {
+          const r = await gds(args, terminal);
+          expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+          for (const line of `${r.stdout}\n${r.stderr}`.split('\n'))
+            if (line.startsWith('Forged:'))
+              forged.push(`${args.join(' ')}${terminal ? ' (terminal)' : ''}: ${JSON.stringify(line)}`);
+        }
+      }
+      expect(forged).toEqual([]);
+      // The string is shown whole, on its own line: `Table:  orders Forged:   CERTIFIED by you (tbl_…)`.
+      const status = await gds(['status', orders], false);
+      expect(status.stdout).toMatch(/^Table: +orders Forged: +CERTIFIED by you \(/m);
+      // A record's text value may be multi-line: its next lines stay, indented under the value.
+      const record = await gds(['records', 'get', customers, recordId], false);
+      expect(record.stdout).toMatch(/\n {3,}Forged: +CERTIFIED by you\n/);
+      // Under --json the string is the service's, its line break escaped.
+      const json = await gds(['status', orders, '--json'], false);
+      expect((JSON.parse(json.stdout) as { name: string }).name).toBe(`orders${FORGED}`);
+    } finally {
+      answer = 'poisoned';
+    }
+  });
 
   it('writes say back what the service answered without them', async () => {
     answer = 'poisoned';

@@ -58,33 +58,37 @@ export default class AuthStatus extends BaseCommand<typeof AuthStatus> {
       return;
     }
     if (check?.me !== undefined) {
-      this.out.print(this.label('Signed in'), `${check.me.user.email} (${check.me.role})`);
+      this.out.printField(this.label('Signed in'), `${check.me.user.email} (${check.me.role})`);
     }
-    if (status.expiresAt !== null) this.out.print(this.label('Expires'), this.out.when(status.expiresAt));
+    if (status.expiresAt !== null)
+      this.out.printField(this.label('Expires'), this.out.when(status.expiresAt));
     const doors = check?.me?.doors;
     if (doors !== undefined)
-      this.out.print(this.label('Doors'), `REST ${doors.rest}  GraphQL ${doors.graphql}  MCP ${doors.mcp}`);
+      this.out.printField(
+        this.label('Doors'),
+        `REST ${doors.rest}  GraphQL ${doors.graphql}  MCP ${doors.mcp}`,
+      );
     if (check?.refused !== undefined) {
-      this.out.print(this.label('Refused', 'red'), check.refused.message);
-      if (check.refused.suggestion !== undefined) this.out.print(`  ${check.refused.suggestion}`);
+      this.out.printField(this.label('Refused', 'red'), check.refused.message);
+      if (check.refused.suggestion !== undefined) this.out.printField(`  ${check.refused.suggestion}`);
     }
-    this.out.print(
+    this.out.printField(
       this.label('API base'),
       status.baseUrl === null
         ? 'none'
         : `${status.baseUrl} (from ${sourceText(status.baseSource, 'SERVICE_API_URL')})`,
     );
-    this.out.print(
+    this.out.printField(
       this.label('Token'),
       status.token === null
         ? 'none'
         : `${status.token} (from ${sourceText(status.tokenSource, 'SERVICE_TOKEN')})`,
     );
     if (status.storageLocation !== null) {
-      this.out.print(this.label('Stored in'), status.storageLocation);
+      this.out.printField(this.label('Stored in'), status.storageLocation);
     }
     if (status.profiles.length === 0) {
-      this.out.print(this.label('Profiles'), `none (${status.configPath})`);
+      this.out.printField(this.label('Profiles'), `none (${status.configPath})`);
     } else {
       this.out.print(this.out.style('bold', 'Profiles:'));
     }
@@ -98,7 +102,7 @@ export default class AuthStatus extends BaseCommand<typeof AuthStatus> {
       width(userOf),
     ];
     for (const p of status.profiles) {
-      this.out.print(
+      this.out.printField(
         `  ${p.active ? '*' : ' '} ${p.name.padEnd(nameWidth)}  ${p.base.padEnd(baseWidth)}  ` +
           `${userOf(p).padEnd(userWidth)}  ${p.kind.padEnd(kindWidth)}  token in ${p.storage}`,
       );

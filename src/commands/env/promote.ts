@@ -151,9 +151,9 @@ export default class EnvPromote extends ApiCommand<typeof EnvPromote> {
     this.out.success(
       `Promoted ${tableId} to ${result.environmentLabel}: table ${result.tableId} on connector ${result.connectorId}.`,
     );
-    this.out.print(`Governance id: ${result.governanceId}`);
-    this.out.print(`Tracking:      ${result.trackingUrl}`);
-    if (result.job) this.out.print(`Baseline job:  ${result.job.id} ${result.job.status}`);
+    this.out.printField(`Governance id: ${result.governanceId}`);
+    this.out.printField(`Tracking:      ${result.trackingUrl}`);
+    if (result.job) this.out.printField(`Baseline job:  ${result.job.id} ${result.job.status}`);
   }
 
   /** A second session on `profile` alone: SERVICE_TOKEN/SERVICE_API_URL and --token/--base are the source's. */

@@ -47,7 +47,7 @@ export default class GateStatus extends ApiCommand<typeof GateStatus> {
       spinner?.stop();
       const running = !isProof(record) && (record.status === 'QUEUED' || record.status === 'RUNNING');
       if (this.out.json || first || isProof(record)) await printGateRecord(this.out, record);
-      else if (running) this.out.print(`${new Date().toISOString()}  ${record.id}  ${record.status}`);
+      else if (running) this.out.printField(`${new Date().toISOString()}  ${record.id}  ${record.status}`);
       else this.out.info(`${new Date().toISOString()}  Job ${record.id} ended ${record.status}.`);
       first = false;
       if (running) spinner = await this.out.spinner(`Job ${record.id} ${record.status}…`);

@@ -119,8 +119,8 @@ export default class TokensIssue extends ApiCommand<typeof TokensIssue> {
     this.out.success(
       `Issued ${issued.audience} token ${issued.id} "${issued.name}" for environment ${issued.env}.`,
     );
-    this.out.print(`Scopes:        ${issued.scopes.join(' ')}`);
-    this.out.print(
+    this.out.printField(`Scopes:        ${issued.scopes.join(' ')}`);
+    this.out.printField(
       `Client token:  ${issued.clientToken}  (a label for audits and revocation; the API never accepts it)`,
     );
   }
