@@ -163,7 +163,9 @@ export function apiErrorFrom(
   return new ApiError({
     status: res.status,
     code: envelope.code ?? `http_${res.status}`,
-    message: redactSecrets(message, knownSecrets),
+    // A sentence of the service's, one line wherever it is shown: a line break in it would start a line
+    // under gds's `Error:` that reads as gds's own (`…\nForged: …`). Its details keep theirs.
+    message: redactSecrets(message, knownSecrets).replace(/\s*[\n\r\v\f\u0085\u2028\u2029]+\s*/g, ' '),
     details: redactJson(envelope.details, knownSecrets),
     requestId: res.requestId,
     retryAfterSeconds: res.retryAfterSeconds,

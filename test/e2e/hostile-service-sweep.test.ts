@@ -319,6 +319,13 @@ describe('a service whose every string carries terminal control sequences', () =
               forged.push(`${args.join(' ')}${terminal ? ' (terminal)' : ''}: ${JSON.stringify(line)}`);
         }
       }
+      // An error's message from the service too (its details stay as sent, shown under it as diagnostics).
+      for (const terminal of [true, false]) {
+        const r = await gds(['status', 'tbl_0000000000000000'], terminal);
+        expect(r.code, r.stderr).toBe(5);
+        for (const line of r.stderr.split('\n'))
+          if (line.startsWith('Forged:')) forged.push(`status (404): ${JSON.stringify(line)}`);
+      }
       expect(forged).toEqual([]);
       // The string is shown whole, on its own line: `Table:  orders Forged:   CERTIFIED by you (tbl_…)`.
       const status = await gds(['status', orders], false);
