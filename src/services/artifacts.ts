@@ -7,6 +7,7 @@ import { connectorsOf } from './connector-ref.js';
 import { shellWord } from '../core/shell-word.js';
 import { CliError, ExitCode } from '../core/errors.js';
 import { readArtifactText } from '../io/input.js';
+import { jobEnded } from '../core/job-status.js';
 import { ARTIFACT_BODY_LIMIT_BYTES } from '../core/artifact-bounds.js';
 import { countText } from '../core/count-text.js';
 import { echoedPath } from '../core/echo.js';
@@ -479,8 +480,6 @@ async function registrationFailure(
   return error;
 }
 
-export const TERMINAL_JOB_STATUSES: ReadonlySet<string> = new Set(['SUCCEEDED', 'FAILED', 'CANCELLED']);
-
 export type WaitOptions = PollOptions;
 
 /**
@@ -497,7 +496,7 @@ export async function waitForBaselineJob(
 ): Promise<GateJobBody> {
   return pollUntil(
     () => client.gateJobs.get(jobId, { gate: 1 }, { signal: options.signal }),
-    (job) => TERMINAL_JOB_STATUSES.has(job.status),
+    (job) => jobEnded(job.status),
     (job) => job.status,
     options,
     onChange,

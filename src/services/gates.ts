@@ -23,6 +23,7 @@ import { diffGateTexts, loadGateDiffLibraries, sameGateRules } from '../core/gat
 import { countDiagnostics } from '../core/gate1/diagnostic.js';
 import { validateGate1Lazily } from '../core/gate1/validate.js';
 import { checkGate1Text } from '../io/input.js';
+import { jobEnded } from '../core/job-status.js';
 
 export type GatesClient = Pick<ApiClient, 'gates' | 'gateJobs'>;
 type Call = { signal?: AbortSignal };
@@ -357,8 +358,6 @@ export function isProof(record: GateRecord): record is Gate1ProofBody {
   return 'passed' in record;
 }
 
-const TERMINAL: ReadonlySet<string> = new Set(['SUCCEEDED', 'FAILED', 'CANCELLED']);
-
 /**
  * `gate status --watch`: polls until the job ends (a proof has ended already), calling `onChange`
  * with the first answer and with each one that differs.
@@ -373,7 +372,7 @@ export async function watchGateJob(
   const call = options.signal === undefined ? {} : { signal: options.signal };
   return pollUntil(
     () => client.gateJobs.lookup(jobId, { gate }, call),
-    (record) => isProof(record) || TERMINAL.has(record.status),
+    (record) => isProof(record) || jobEnded(record.status),
     (record) => JSON.stringify(record),
     options,
     onChange,

@@ -315,6 +315,23 @@ describe('gate runs and jobs', () => {
     expect(api.seen.map((r) => r.url.search)).toEqual(['?gate=2', '', '?gate=1']);
   });
 
+  it("watchGateJob ends on a status the spec does not name (a service's TIMED_OUT), not polling for ever", async () => {
+    const statuses = ['RUNNING', 'TIMED_OUT', 'SUCCEEDED'];
+    api.use(
+      http.get(at('/api/gate-jobs/job_1'), () =>
+        HttpResponse.json({ ...job('RUNNING'), status: statuses.shift() ?? 'SUCCEEDED' }),
+      ),
+    );
+    const last = await watchGateJob(
+      newClient(),
+      'job_1',
+      2,
+      { intervalMs: 600, sleep: async () => {} },
+      () => undefined,
+    );
+    expect((last as { status: string }).status).toBe('TIMED_OUT');
+  });
+
   it('watchGateJob follows a job until it ends, reporting each change once', async () => {
     const statuses: Array<'QUEUED' | 'RUNNING' | 'SUCCEEDED'> = ['QUEUED', 'QUEUED', 'RUNNING', 'SUCCEEDED'];
     api.use(

@@ -573,6 +573,26 @@ describe('waitForBaselineJob', () => {
     expect(api.seen).toHaveLength(3);
   });
 
+  it("a status the spec does not name (a service's TIMED_OUT) ends the wait, and is exit 1 naming it", async () => {
+    // §2: a job is terminal, queued or running; only QUEUED and RUNNING are waited on.
+    const timedOut = { ...job('RUNNING'), status: 'TIMED_OUT' } as unknown as GateJobBody;
+    const answers = [job('RUNNING'), timedOut, job('SUCCEEDED')];
+    api.use(http.get(at('/api/gate-jobs/job_1'), () => HttpResponse.json(answers.shift())));
+    const ended = await waitForBaselineJob(
+      newClient(),
+      'job_1',
+      { intervalMs: 3000, sleep: async () => {} },
+      () => undefined,
+    );
+    expect(ended.status).toBe('TIMED_OUT');
+    expect(api.seen).toHaveLength(2);
+    expect(jobOutcomeFailure(ended)).toMatchObject({
+      exitCode: 1,
+      code: 'job_failed',
+      message: 'The baseline job job_1 ended TIMED_OUT',
+    });
+  });
+
   it('the outcome as an exit: SUCCEEDED none, FAILED and CANCELLED exit 1 with the reason', () => {
     expect(jobOutcomeFailure(job('SUCCEEDED'))).toBeUndefined();
     expect(jobOutcomeFailure(job('FAILED', { message: 'the warehouse object is gone' }))).toMatchObject({
