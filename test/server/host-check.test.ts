@@ -224,6 +224,26 @@ describe('/device', () => {
     expect(response.headers['cache-control']).toBe('no-store');
   });
 
+  it('carries them under a percent-encoded path too (the router decodes /%64evice to /device; a frame must not show it)', async () => {
+    for (const path of ['/%64evice', '/%64evice?user_code=BCDF-GHJK', '/d%65vice']) {
+      const response = await raw('GET', path, { host: `127.0.0.1:${port}` });
+      expect(response.status, path).toBe(200);
+      expect(response.body, path).toContain('action="/device"');
+      expect(response.headers['x-frame-options'], path).toBe('DENY');
+      expect(response.headers['content-security-policy'], path).toMatch(/frame-ancestors 'none'/);
+      expect(response.headers['x-content-type-options'], path).toBe('nosniff');
+    }
+    const unreadable = await raw(
+      'POST',
+      '/%64evice',
+      { host: `127.0.0.1:${port}`, 'content-type': 'application/xml' },
+      '<approve/>',
+    );
+    expect(unreadable.status).toBe(400);
+    expect(unreadable.headers['content-type']).toMatch(/^text\/html/);
+    expect(unreadable.headers['x-frame-options']).toBe('DENY');
+  });
+
   it('refuses a cross-site approval (403, the code stays pending) and takes a same-origin one', async () => {
     const userCode = await newDeviceCode();
     const forged: Array<Record<string, string>> = [

@@ -1,7 +1,7 @@
 // The authorization-server endpoints: discovery (RFC 8414), device authorization and the token
 // endpoint (RFC 8628, RFC 6749 §6 refresh), and the verification page. Requests are form-encoded,
 // errors are RFC 6749 bodies, token responses are never cached.
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { formScopeErrorHandler } from '../errors.js';
 import { RateLimiter, rateLimited } from '../rate-limit.js';
@@ -41,15 +41,16 @@ export function oauthRoutes(app: FastifyInstance, ctx: AppContext, options: Devi
     // verification page.
     scope.setErrorHandler(
       formScopeErrorHandler((reply, request, message) =>
-        request.url.split('?')[0] === paths.verification
+        isVerificationPage(request)
           ? reply.code(400).type('text/html; charset=utf-8').send(verificationForm('', message))
           : sendOAuthError(reply, new OAuthError('invalid_request', message)),
       ),
     );
 
-    // The verification page gets the dashboard's headers (CSP, no framing, nosniff, no-store).
+    // The verification page gets the dashboard's headers (CSP, no framing, nosniff, no-store), under
+    // whatever spelling of its path the router matched (`/%64evice` is /device too).
     scope.addHook('onRequest', async (request, reply) => {
-      if (request.url.split('?')[0] === paths.verification) reply.headers(VERIFICATION_PAGE_HEADERS);
+      if (isVerificationPage(request)) reply.headers(VERIFICATION_PAGE_HEADERS);
     });
 
     scope.post<{ Body: Form }>(paths.deviceAuthorization, async (request, reply) => {
@@ -134,6 +135,11 @@ async function tokenGrant(ctx: AppContext, form: Form) {
 function clientProblem(clientId: string | undefined): OAuthError | undefined {
   if (clientId === CLI_CLIENT_ID) return undefined;
   return new OAuthError('invalid_client', clientId ? `Unknown client ${clientId}.` : 'client_id is missing.');
+}
+
+/** Whether the request reached the verification page's route (matched after percent-decoding the path). */
+function isVerificationPage(request: FastifyRequest): boolean {
+  return request.routeOptions.url === paths.verification;
 }
 
 function noStore(reply: FastifyReply): void {
