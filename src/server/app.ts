@@ -306,6 +306,8 @@ function buildApp(
   if (reloadClock) app.addHook('onRequest', reloadClock);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    // Every answer is what its Content-Type says: a JSON 404 echoing a path never read as HTML.
+    reply.header('x-content-type-options', 'nosniff');
     if (!ctx.names().isOwnHost(request.headers.host)) {
       return reply
         .code(421)

@@ -121,7 +121,10 @@ export function formScopeErrorHandler(
  * async route constraint. Fastify's own bodies (`{"error":"Bad Request","code":"FST_ERR_…"}`) are not.
  */
 export function frameworkErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
-  reply.header('x-request-id', request.id).header('cache-control', 'no-store');
+  reply
+    .header('x-request-id', request.id)
+    .header('cache-control', 'no-store')
+    .header('x-content-type-options', 'nosniff');
   const path = request.url.split('?')[0] ?? '';
   switch (error.code) {
     case 'FST_ERR_MAX_PARAM_LENGTH':

@@ -87,10 +87,18 @@ describe("Node's and Fastify's own refusals carry the contract's error body", ()
     expectErrorBody(answer, 431, 'headers_too_large');
   });
 
+  it('404 route_not_found echoing the path: nosniff, so no browser reads the JSON as HTML', async () => {
+    const answer = await get('/api/nope%3Cscript%3Ex');
+    expect(answer.status).toBe(404);
+    expect(answer.headers['content-type']).toMatch(/^application\/json/);
+    expect(answer.headers['x-content-type-options']).toBe('nosniff');
+  });
+
   it('414 uri_too_long: a path id longer than the router takes, with a request id', async () => {
     const answer = await get(`/api/tables/${'t'.repeat(300)}`);
     expect(expectErrorBody(answer, 414, 'uri_too_long')).toContain('100 characters');
     expect(answer.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(answer.headers['x-content-type-options']).toBe('nosniff');
   });
 
   it('400 invalid_url: a path that does not percent-decode', async () => {
