@@ -1,6 +1,8 @@
-// The spinner of a wait on a terminal's stderr (ora, loaded only then).
+// The spinner of a wait on a terminal's stderr (ora, loaded only then). Its texts are one line each
+// (onOneLine): ora redraws one line, and a service's string in it (`Baseline job … QUEUED\nForged: …`) forges
+// no line of gds's own when it ends.
 import { styleText } from 'node:util';
-import { stripControlCharacters } from '../core/terminal-text.js';
+import { onOneLine } from '../core/terminal-text.js';
 
 export interface Spinner {
   update(text: string): void;
@@ -30,7 +32,7 @@ export async function oraSpinner(
 ): Promise<{ spinner: Spinner; turning: TurningSpinner }> {
   const { default: ora } = await import('ora');
   const turning = ora({
-    text: stripControlCharacters(text),
+    text: onOneLine(text),
     stream,
     isEnabled: true,
     discardStdin: false,
@@ -38,18 +40,18 @@ export async function oraSpinner(
   }).start();
   const spinner: Spinner = {
     update: (t) => {
-      turning.text = stripControlCharacters(t);
+      turning.text = onOneLine(t);
     },
     succeed: (t) => {
       const mark = colour() ? styleText('green', successMark, { validateStream: false }) : successMark;
       turning.stopAndPersist({
         symbol: mark,
-        ...(t === undefined ? {} : { text: stripControlCharacters(t) }),
+        ...(t === undefined ? {} : { text: onOneLine(t) }),
       });
       onEnd();
     },
     fail: (t) => {
-      turning.fail(t === undefined ? undefined : stripControlCharacters(t));
+      turning.fail(t === undefined ? undefined : onOneLine(t));
       onEnd();
     },
     stop: () => {

@@ -450,7 +450,7 @@ export class Output {
     const width = (this.stderr as { columns?: number }).columns;
     if (this.json || this.stderr.isTTY !== true) return this.plainProgress();
     if (!width) {
-      this.info(`${text}`);
+      this.info(onOneLine(text));
       return this.plainProgress();
     }
     const { spinner, turning } = await oraSpinner(
@@ -491,7 +491,7 @@ export class Output {
 
   private plainProgress(): Spinner {
     const line = (text: string | undefined) => {
-      if (!this.json && text !== undefined) this.info(text);
+      if (!this.json && text !== undefined) this.info(onOneLine(text));
     };
     const success = (text: string | undefined) => {
       if (text !== undefined) this.success(text);

@@ -2,6 +2,7 @@
 // source and id, the diffs, the dbt tests that were not mapped) and the summary line; under --json one line
 // per table (plan) or per action (apply). Flags both commands share live here too.
 import { Flags } from '@oclif/core';
+import { onOneLine } from '../core/terminal-text.js';
 import type { Output } from './output.js';
 import type { Segment } from './segment.js';
 import { printUnifiedDiff } from './write-preview.js';
@@ -217,11 +218,12 @@ export function printAction(out: Output, action: ReportedAction): void {
   }
   const id = action.tableId === null ? '' : ` (${action.tableId})`;
   const version = action.version === undefined ? '' : ` v${action.version}`;
+  // One line each: a reason or a message holding the service's strings (a proof's time) forges no other.
   const what =
     action.outcome === 'failed'
-      ? `failed: ${action.error?.message ?? ''}`
+      ? `failed: ${onOneLine(action.error?.message ?? '')}`
       : action.outcome === 'unchanged'
-        ? `no change${action.reason === undefined ? '' : ` (${action.reason})`}`
+        ? `no change${action.reason === undefined ? '' : ` (${onOneLine(action.reason)})`}`
         : `done${version}`;
   const recertification =
     action.recertificationRequested === true

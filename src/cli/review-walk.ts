@@ -2,6 +2,7 @@
 // steward what to do with each (certify, reject with a reason, skip, quit).
 import { ApiError } from '../client/errors.js';
 import { CliError } from '../core/errors.js';
+import { onOneLine } from '../core/terminal-text.js';
 import type { ApiClient } from '../client/index.js';
 import type { QueueEntry } from '../services/review.js';
 import { changesSummary, proofSummary, requestsSummary } from '../services/review.js';
@@ -54,7 +55,9 @@ export async function walkQueue(
       out.printField(
         `  Submitted: ${out.when(entry.createdAt)} by ${entry.submittedBy.email ?? entry.submittedBy.userId ?? 'someone'}`,
       );
-      const decision = await select<Decision>(`What about ${entry.tableName}?`, CHOICES, { initial: 'skip' });
+      // The service's name on one line: on two, its second would read as a line of gds's own.
+      const name = onOneLine(entry.tableName);
+      const decision = await select<Decision>(`What about ${name}?`, CHOICES, { initial: 'skip' });
       if (decision === 'quit') break walk;
       if (decision === 'skip') continue;
       try {
@@ -63,7 +66,7 @@ export async function walkQueue(
           const { contract } = await certifyTable(client, entry.tableId, {});
           out.success(`Certified ${entry.tableName}: contract ${contract.id} ${contract.status}.`);
         } else {
-          const reason = await text(`Why is ${entry.tableName} rejected?`);
+          const reason = await text(`Why is ${name} rejected?`);
           const change = await rejectTable(client, entry.tableId, reason);
           out.success(`Rejected ${entry.tableName}: now ${change.state}.`);
         }
@@ -73,7 +76,7 @@ export async function walkQueue(
         if (!(error instanceof ApiError) && !(error instanceof CliError)) throw error;
         const next = error instanceof CliError && error.suggestion ? ` ${error.suggestion}` : '';
         out.warn(
-          `${entry.tableName} was not ${decision === 'certify' ? 'certified' : 'rejected'}: ${error.message}${next}`,
+          `${name} was not ${decision === 'certify' ? 'certified' : 'rejected'}: ${error.message}${next}`,
         );
       }
     }

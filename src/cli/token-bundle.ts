@@ -18,12 +18,13 @@ function localExpiries(tokens: TokenBundle): Pick<TokenBundle, 'expiresAt' | 're
   };
 }
 
+/** The lines of the view are printField's: an expiry of the service's on two lines forges no line under them. */
 export function printTokenBundle(out: Output, tokens: TokenBundle): void {
   const { expiresAt, refreshExpiresAt } = localExpiries(tokens);
-  out.print(`Access token:  ${tokens.accessToken}`);
-  out.print(`               expires ${out.when(expiresAt)}`);
-  out.print(`Refresh token: ${tokens.refreshToken}`);
-  out.print(`               expires ${out.when(refreshExpiresAt)}, single use`);
+  out.printField(`Access token:  ${tokens.accessToken}`);
+  out.printField(`               expires ${out.when(expiresAt)}`);
+  out.printField(`Refresh token: ${tokens.refreshToken}`);
+  out.printField(`               expires ${out.when(refreshExpiresAt)}, single use`);
   out.info(
     out.style(['bold', 'yellow'], 'Shown once:'),
     ' gds has not stored these tokens and cannot show them again. Put them in your secret manager now; ' +
@@ -48,8 +49,8 @@ export const saveProfileFlags = {
 export function printSavedTokens(out: Output, saved: SavedIntegration<unknown>, tokens: TokenBundle): void {
   const { name, storage } = saved.saved;
   const { expiresAt, refreshExpiresAt } = localExpiries(tokens);
-  out.print(`Access token:  expires ${out.when(expiresAt)}`);
-  out.print(`Refresh token: expires ${out.when(refreshExpiresAt)}, single use`);
+  out.printField(`Access token:  expires ${out.when(expiresAt)}`);
+  out.printField(`Refresh token: expires ${out.when(refreshExpiresAt)}, single use`);
   out.info(
     out.style(['bold'], 'Stored'),
     ` in profile ${name} (${storage}: ${saved.location}). Use it with --profile ${name}: the access token ` +

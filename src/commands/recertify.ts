@@ -5,6 +5,7 @@ import { outcomeColumns } from '../cli/governance-views.js';
 import { longerThan, MAX_SIGNAL_NAME_CHARS, MAX_TRIGGER_CHARS } from '../core/text-bounds.js';
 import { ApiError } from '../client/errors.js';
 import { CliError, ExitCode } from '../core/errors.js';
+import { onOneLine } from '../core/terminal-text.js';
 import type { RecertifyRunReport } from '../services/recertification.js';
 import {
   ambiguousNote,
@@ -141,15 +142,17 @@ export default class Recertify extends ApiCommand<typeof Recertify> {
     await this.out.table(response.outcomes, outcomeColumns);
     // A certified view published again, or missing and not publishable: said, with why.
     for (const view of response.outcomes.flatMap((o) => (o.certifiedView ? [o.certifiedView] : []))) {
-      if (view.health !== 'published') this.out.info(view.detail);
+      if (view.health !== 'published') this.out.info(onOneLine(view.detail));
     }
-    const stale = response.outcomes.filter((o) => o.staleSubmission === true).map((o) => o.table);
+    // The service's strings on one line each: a table name on two lines forges no line of these notes.
+    const stale = response.outcomes.filter((o) => o.staleSubmission === true).map((o) => onOneLine(o.table));
     if (stale.length > 0) this.out.info(staleSubmissionsNote(stale));
     // A bare name tables in several schemas answer to: none was signalled, and the name alone cannot say which.
     for (const { table, ambiguous } of response.outcomes)
-      if (ambiguous !== undefined && ambiguous.length > 0) this.out.info(ambiguousNote(table, ambiguous));
+      if (ambiguous !== undefined && ambiguous.length > 0)
+        this.out.info(ambiguousNote(onOneLine(table), ambiguous.map(onOneLine)));
     this.out.info(
-      `Environment ${response.environmentLabel}: ${response.submitted} submitted, ${response.governed} governed.`,
+      `Environment ${onOneLine(response.environmentLabel)}: ${response.submitted} submitted, ${response.governed} governed.`,
     );
   }
 

@@ -6,6 +6,7 @@ import { type PollOptions, pollUntil } from './poll.js';
 import { connectorsOf } from './connector-ref.js';
 import { shellWord } from '../core/shell-word.js';
 import { CliError, ExitCode } from '../core/errors.js';
+import { onOneLine } from '../core/terminal-text.js';
 import { readArtifactText } from '../io/input.js';
 import { jobEnded } from '../core/job-status.js';
 import { ARTIFACT_BODY_LIMIT_BYTES } from '../core/artifact-bounds.js';
@@ -507,8 +508,10 @@ export async function waitForBaselineJob(
 export function jobOutcomeFailure(job: GateJobBody): CliError | undefined {
   if (job.status === 'SUCCEEDED') return undefined;
   const reason = job.error?.message;
+  // The service's status and reason on the line of gds's `Error:`, as apiErrorFrom puts a message: on two
+  // lines, the second would read as a line of gds's own. details.status keeps the status as sent.
   return new CliError(
-    `The baseline job ${job.id} ended ${job.status}${reason === undefined ? '' : `: ${reason}`}`,
+    `The baseline job ${job.id} ended ${onOneLine(job.status)}${reason === undefined ? '' : `: ${onOneLine(reason)}`}`,
     {
       exitCode: ExitCode.Failure,
       code: job.status === 'CANCELLED' ? 'job_cancelled' : 'job_failed',

@@ -4,9 +4,12 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ApiClient } from '../../src/client/index.js';
 import type { Session } from '../../src/cli/session.js';
 import type { QueueEntry } from '../../src/services/review.js';
+import { CliError, ExitCode } from '../../src/core/errors.js';
 import { capturedOutput } from '../helpers/captured-output.js';
 
 const answers: string[] = [];
+/** What rejectTable throws, when set: the service's refusal. */
+let refusal: Error | undefined;
 vi.mock('../../src/cli/prompt.js', () => ({
   select: async () => answers.shift(),
   text: async () => 'null rate too high',
@@ -16,7 +19,10 @@ vi.mock('../../src/services/certification.js', () => ({
   certifyTable: async () => ({
     contract: { id: 'ctr_1', status: 'ACTIVE', certifiedAt: new Date().toISOString() },
   }),
-  rejectTable: async () => ({ tableId: 'tbl_2', state: 'QUARANTINED' }),
+  rejectTable: async () => {
+    if (refusal !== undefined) throw refusal;
+    return { tableId: 'tbl_2', state: 'QUARANTINED' };
+  },
 }));
 
 const { walkQueue } = await import('../../src/cli/review-walk.js');
@@ -34,11 +40,11 @@ function entry(tableName: string, tableId: string, createdAt: string): QueueEntr
   } as unknown as QueueEntry;
 }
 
-async function walk(tty: boolean) {
+async function walk(tty: boolean, second = 'customers') {
   const { out, stdout, stderr } = capturedOutput(tty);
   const submitted = new Date(Date.now() - 12 * 60_000 - 5000).toISOString();
   async function* pages() {
-    yield { rows: [entry('orders', 'tbl_1', submitted), entry('customers', 'tbl_2', submitted)] };
+    yield { rows: [entry('orders', 'tbl_1', submitted), entry(second, 'tbl_2', submitted)] };
   }
   await walkQueue(out, {} as ApiClient, { credentials: undefined } as unknown as Session, pages());
   return { stdout: stdout.text, stderr: stderr.text, submitted };
@@ -47,6 +53,7 @@ async function walk(tty: boolean) {
 describe('gds review: the walk', () => {
   beforeEach(() => {
     answers.splice(0, answers.length, 'certify', 'reject');
+    refusal = undefined;
   });
 
   it('confirms each decision on stderr with ✓, never on stdout', async () => {
@@ -75,5 +82,14 @@ describe('gds review: the walk', () => {
     expect((await walk(true)).stdout).toContain('Submitted: 12m ago by steward@example.com');
     const piped = await walk(false);
     expect(piped.stdout).toContain(`Submitted: ${piped.submitted} by steward@example.com`);
+  });
+
+  it("says a refused decision on one line: a table name of the service's on two forges no line", async () => {
+    refusal = new CliError('The table is CERTIFIED.', { exitCode: ExitCode.Conflict });
+    const { stderr } = await walk(false, 'customers\nForged:   CERTIFIED by you');
+    expect(stderr).toContain(
+      'Warning: customers Forged:   CERTIFIED by you was not rejected: The table is CERTIFIED.\n',
+    );
+    expect(stderr.split('\n').filter((line) => line.startsWith('Forged:'))).toEqual([]);
   });
 });

@@ -8,11 +8,12 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runInProcess } from '../helpers/run-in-process.js';
+import { runResultsOf } from '../helpers/certified-copies.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from './test-server.js';
 
@@ -336,6 +337,62 @@ describe('a service whose every string carries terminal control sequences', () =
       // Under --json the string is the service's, its line break escaped.
       const json = await gds(['status', orders, '--json'], false);
       expect((JSON.parse(json.stdout) as { name: string }).name).toBe(`orders${FORGED}`);
+    } finally {
+      answer = 'poisoned';
+    }
+  });
+
+  it('forges no line of what the writes say back, nor of their notes and errors', async () => {
+    answer = 'forged';
+    const orders = server.table('orders').id;
+    const customers = server.table('customers').id;
+    const contacts = server.table('crm_contacts').id;
+    const owner = server.user('OWNER').cliToken;
+    const forged: string[] = [];
+    const bundle = join(dir, 'forged-bundle.json');
+    const runResults = join(dir, 'forged-run-results.json');
+    await writeFile(runResults, runResultsOf(['customers', 'orders', 'nowhere'], 'inv-forged'));
+    const definition = join(dir, 'forged_categories.yml');
+    const dev = server.ready.connectors.find((c) => c.environmentLabel === 'dev')?.id ?? '';
+    await writeFile(
+      definition,
+      'table: forged_categories\nsource: analytics_dev.categorydim\ncolumns:\n  - name: category_id\n',
+    );
+    try {
+      for (const [args, input] of [
+        [['auth', 'set', '--profile', 'forged', '--base', proxyUrl, '--token', owner]],
+        [['gate', 'run', orders]],
+        [['gate', 'run', orders, '--gate', '2']],
+        [['gate', 'submit', orders, '--if-not-certified']],
+        [['review'], ''],
+        [['reject', contacts, '--reason', 'not yet']],
+        [['quarantine', 'open', contacts, '-o', join(dir, 'forged.sql'), '--force']],
+        [['records', 'create', contacts, '-f', '-'], '{"email":"x@example.com","full_name":"X"}'],
+        [['tokens', 'issue', '--name', 'forged', '--env', 'dev', '--scope', 'workspace:read:audit']],
+        [['env', 'promote', customers, '--to', 'staging', '--bundle-out', bundle, '--force']],
+        [['versions', 'restore', customers, '--to', '1', '--reason', 'back']],
+        [['recertification', 'dismiss', '--table', customers, '--reason', 'fine']],
+        [['recertify', '--run-results', runResults, '--env', 'dev']],
+        [['push', definition, '--connector', dev, '--wait', '--interval', '0.1']],
+        [['gate', 'submit', customers, '--if-not-certified']],
+      ] as Array<[string[], string?]>) {
+        for (const terminal of [true, false]) {
+          if (terminal && args[0] === 'review') continue; // on a terminal it asks (test/e2e/review.test.ts)
+          const r = await gds(args, terminal, {}, input);
+          for (const line of `${r.stdout}\n${r.stderr}`.split('\n'))
+            if (/^([✓✖⚠ℹ] )?Forged:/u.test(line))
+              forged.push(`${args.join(' ')}${terminal ? ' (terminal)' : ''}: ${JSON.stringify(line)}`);
+        }
+      }
+      expect(forged).toEqual([]);
+      // The service's strings are said whole, on gds's line: `The token signs in as … Forged: … (OWNER …).`
+      const set = await gds(
+        ['auth', 'set', '--profile', 'again', '--base', proxyUrl, '--token', owner],
+        false,
+      );
+      expect(set.stderr).toMatch(
+        /^The token signs in as owner@example\.com Forged: +CERTIFIED by you \(OWNER /m,
+      );
     } finally {
       answer = 'poisoned';
     }

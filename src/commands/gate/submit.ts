@@ -4,6 +4,7 @@ import { tableEnvFlag } from '../../cli/governance-flags.js';
 import { ExitCode } from '../../core/errors.js';
 import { parseIdempotencyKey, submitGate } from '../../services/gates.js';
 import { printProof } from '../../cli/gate-output.js';
+import { onOneLine } from '../../core/terminal-text.js';
 
 export default class GateSubmit extends ApiCommand<typeof GateSubmit> {
   static override summary = 'Run Gate 1 on every row, keep the proof, and send the table to review.';
@@ -57,7 +58,7 @@ export default class GateSubmit extends ApiCommand<typeof GateSubmit> {
     if (outcome.kind === 'skipped') {
       const { kind: _kind, ...skipped } = outcome;
       if (this.out.json) this.out.record({ skipped: true, ...skipped });
-      else this.out.info(`Skipped (--if-not-certified): ${outcome.reason}`);
+      else this.out.info(`Skipped (--if-not-certified): ${onOneLine(outcome.reason)}`);
       return;
     }
     const { proof } = outcome;
@@ -69,14 +70,14 @@ export default class GateSubmit extends ApiCommand<typeof GateSubmit> {
     if (replayed) {
       const note =
         `Replayed: the service already took this submission (Idempotency-Key ${outcome.key}) and answered as ` +
-        `then (proof of ${proof.ranAt}): no new scan ran and the steward was not notified again.`;
+        `then (proof of ${onOneLine(proof.ranAt)}): no new scan ran and the steward was not notified again.`;
       // Under --json every line of stderr is JSON: the note is a warning line there.
       if (this.out.json) this.out.warn(note);
       else this.out.info(note);
     }
     if (proof.viewWithdrawn === true && !this.out.json) {
       this.out.warn(
-        `${proof.tableId} was CERTIFIED: its certified view ${proof.withdrawnView ?? ''} is withdrawn until the table is certified again (gds certify ${proof.tableId}). --if-not-certified skips a CERTIFIED table instead.`,
+        `${proof.tableId} was CERTIFIED: its certified view ${onOneLine(proof.withdrawnView ?? '')} is withdrawn until the table is certified again (gds certify ${proof.tableId}). --if-not-certified skips a CERTIFIED table instead.`,
       );
     }
     if (!proof.passed) process.exitCode = ExitCode.Failure;
