@@ -17,7 +17,8 @@ const bash = `# gds completion for bash. Set up: eval "$(gds completion bash)" i
 _gds_complete() {
   local line="\${COMP_LINE:0:COMP_POINT}" out value current
   local -a words
-  read -r -a words <<< "$line"
+  # without -r: a name completed before is on the line quoted, backslashes and all; read back, it is the name
+  read -a words <<< "$line"
   if [[ -z "$line" || "$line" =~ [[:space:]]$ ]]; then words+=(""); fi
   current="\${words[\${#words[@]}-1]}"
   COMPREPLY=()
@@ -32,6 +33,8 @@ _gds_complete() {
     value="\${value%%$'\\t'*}"
     # bash replaces only what follows '=' in --flag=value
     if [[ "$current" == -*=* && "$COMP_WORDBREAKS" == *=* ]]; then value="\${value#*=}"; fi
+    # bash puts a candidate on the line as it is: quoted, a name from the service ('a b', '$(…)') is one word
+    printf -v value '%q' "$value"
     COMPREPLY+=("$value")
   done <<< "$out"
 }
@@ -43,7 +46,8 @@ const zsh = `#compdef gds
 _gds() {
   local out line value description
   local -a candidates
-  out=$(gds __complete line -- "\${(@)words[2,CURRENT]}" 2>/dev/null) || return 1
+  # the words as typed, unquoted (h\\ m is h m): what is on the line is quoted
+  out=$(gds __complete line -- "\${(@Q)words[2,CURRENT]}" 2>/dev/null) || return 1
   if [[ "$out" == ":files" ]]; then
     _files
     return

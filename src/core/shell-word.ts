@@ -3,5 +3,6 @@
 // quotes. Values from the service go into such lines, and a cursor or an id holding `;`, `$(…)` or a
 // space must not become another command when the line is pasted.
 export function shellWord(value: string): string {
-  return /^[\w.:,@/%+=-]+$/.test(value) ? value : `'${value.replaceAll("'", "'\\''")}'`;
+  // not at the start, `=`: zsh reads `=ls` as the path of ls
+  return /^[\w.:,@/%+-][\w.:,@/%+=-]*$/.test(value) ? value : `'${value.replaceAll("'", "'\\''")}'`;
 }

@@ -34,6 +34,7 @@ import { setIntent } from './contract-intent.js';
 import { pushArtifact } from './artifacts.js';
 import { slugOf } from '../core/table-slug.js';
 import { nodeSelector } from '../core/dbt/node-selector.js';
+import { shellWord } from '../core/shell-word.js';
 
 export type ApplyClient = Pick<
   ApiClient,
@@ -262,7 +263,7 @@ async function applyTable(
         exitCode: ExitCode.Conflict,
         code: 'owned_elsewhere',
         // --exclude takes the dbt node's name, --adopt the table's (a promoted table's is not the model's).
-        suggestion: `Leave the model out (--exclude ${table.selector ?? nodeSelector(table.uniqueId) ?? table.table}), or pass --adopt ${table.heldName ?? table.table} to take the table over.`,
+        suggestion: `Leave the model out (--exclude ${table.selector ?? nodeSelector(table.uniqueId) ?? table.table}), or pass --adopt ${shellWord(table.heldName ?? table.table)} to take the table over.`,
       }),
     );
   }

@@ -79,6 +79,7 @@ import { promotedName } from '../core/promoted-name.js';
 import { nodeSelector } from '../core/dbt/node-selector.js';
 import { loadGateDiffLibraries, unifiedDiff } from '../core/gate-diff.js';
 import { longerThan } from '../core/text-bounds.js';
+import { shellWord } from '../core/shell-word.js';
 
 /** What the service holds of `held`, as a saved plan records it. */
 export function seenOf(held: HeldTable): Seen {
@@ -1099,7 +1100,7 @@ function ownedElsewhereReason(row: TableListRow, name: string, prefix: string): 
       : lower(row.artifactFile).startsWith(lower(prefix))
         ? `registered with no project, as ${row.artifactFile ?? ''} on connector ${row.connectorId ?? '(none)'}: by hand, or by a gds before projects were recorded; the file name alone does not make it this project's`
         : 'registered by hand';
-  return `owned elsewhere (${held}${by}): apply refuses it (exit 6); pass --adopt ${row.name} to take it over${renamed}, or --exclude its model.`;
+  return `owned elsewhere (${held}${by}): apply refuses it (exit 6); pass --adopt ${shellWord(row.name)} to take it over${renamed}, or --exclude its model.`;
 }
 
 const sortedList = (values: Iterable<string>) => [...new Set(values)].sort().join(', ');
@@ -1153,7 +1154,7 @@ export function namesakeText(
       : `${names.slice(0, LISTED_NAMESAKES).join(', ')} and ${names.length - LISTED_NAMESAKES} more (gds list --json gives each table's project and source)`;
   const adoptions =
     names.length <= LISTED_NAMESAKES
-      ? `gds apply ${names.map((name) => `--adopt ${name}`).join(' ')} --prune (with this plan's other flags), or `
+      ? `gds apply ${names.map((name) => `--adopt ${shellWord(name)}`).join(' ')} --prune (with this plan's other flags), or `
       : '';
   const whose =
     of.noModel === true
@@ -1188,7 +1189,7 @@ const LISTED_NAMESAKES = 10;
 /** What the plan says of the tables with no model that have this project's file name and no project. */
 function unclaimedText(names: string[], env: string, prefix: string): string {
   const [it, has] = names.length === 1 ? ['it', 'has'] : ['them', 'have'];
-  return `${names.join(', ')} (${env}) ${has} this project's file name (${prefix}<table>.json) but no project recorded, and no model here: left alone, never removed, as a file name is no proof this project registered ${it} (anyone may push a file so named). If an earlier gds applied ${it} for this project, adopt and remove ${it}: gds apply ${names.map((name) => `--adopt ${name}`).join(' ')} --prune (with this plan's other flags).`;
+  return `${names.join(', ')} (${env}) ${has} this project's file name (${prefix}<table>.json) but no project recorded, and no model here: left alone, never removed, as a file name is no proof this project registered ${it} (anyone may push a file so named). If an earlier gds applied ${it} for this project, adopt and remove ${it}: gds apply ${names.map((name) => `--adopt ${shellWord(name)}`).join(' ')} --prune (with this plan's other flags).`;
 }
 
 interface Compared {

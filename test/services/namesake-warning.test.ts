@@ -1,5 +1,9 @@
 // The warning of a plan whose derived id another same-named project's tables hold in other schemas: it names a
 // few with an --adopt each, and past ten says how many more, where an --adopt a table is no command to run.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { HeldTable } from '../../src/client/areas/tables.js';
 import { namesakeText } from '../../src/services/project-plan.js';
@@ -49,5 +53,20 @@ describe('namesakeText', () => {
     const none = namesakeText(held(1), { ...of, declaredSchemas: new Set() });
     expect(none).toContain('write an id of its own as "project: ID" in gds.yml');
     expect(none).not.toContain('jaffle.@');
+  });
+
+  it('quotes each name in its --adopt, so that the command pasted into a shell takes over those tables', () => {
+    const names = ['Customer Orders', 'x;touch PWNED', "it's $(id)"];
+    const text = namesakeText(
+      names.map((name) => ({ name, source: 'team_a.t', project: 'jaffle@con_x' }) as HeldTable),
+      of,
+    );
+    const line = /gds apply (.*) --prune \(/.exec(text)?.[1] ?? '';
+    // the words bash reads from the pasted line
+    const words = execFileSync('bash', ['-c', `printf '%s\\n' ${line}`], {
+      encoding: 'utf8',
+      cwd: mkdtempSync(join(tmpdir(), 'gds-namesake-')),
+    });
+    expect(words.split('\n').slice(0, -1)).toEqual([...names].sort().flatMap((name) => ['--adopt', name]));
   });
 });
