@@ -1068,7 +1068,7 @@ const SLUG_RULE = 'lowered and with each run of other characters than letters, d
 /** For this project's table in another environment: how a table gets there (apply never moves one). */
 function movedByPromotion(holder: HeldTable | TableListRow, projectId: string, env: string): string {
   if ((holder.project ?? null) !== projectId || holder.environmentLabel === env) return '';
-  return `a table moves between environments by promotion (gds env promote ${holder.id} --to ${env}), never by apply; `;
+  return `a table moves between environments by promotion (gds env promote ${shellWord(holder.id)} --to ${shellWord(env)}), never by apply; `;
 }
 
 function holderText(holder: HeldTable | TableListRow, id?: string): string {

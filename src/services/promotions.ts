@@ -123,7 +123,7 @@ export function checkBundleTable(bundle: Bundle, tableId: string, name: string):
     {
       exitCode: ExitCode.Usage,
       code: 'bundle_table_mismatch',
-      suggestion: `Name the bundle's table: gds env promote ${id ?? tableName} --to <env> --bundle-in ${name}, or export the bundle of ${tableId}.`,
+      suggestion: `Name the bundle's table: gds env promote ${shellWord(id ?? tableName)} --to <env> --bundle-in ${shellWord(name)}, or export the bundle of ${tableId}.`,
       details: { argument: tableId, bundleTable: { id: id ?? null, name: tableName } },
     },
   );

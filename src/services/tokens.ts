@@ -17,6 +17,8 @@ import { maskToken } from '../core/redact.js';
 import { connectorsOf, findConnector } from './connector-ref.js';
 import { resolveTableId } from './table-ref.js';
 import { echoed, echoedList, quotedEcho } from '../core/echo.js';
+import { shellWord } from '../core/shell-word.js';
+import { onOneLine } from '../core/terminal-text.js';
 
 export type TokensClient = Pick<ApiClient, 'tokens'>;
 
@@ -224,7 +226,9 @@ export async function revocationTarget(client: TokensClient, given: string): Pro
     throw new CliError(`${named.length} live tokens are named ${ref}: revoke one by its id.`, {
       exitCode: ExitCode.Usage,
       code: 'ambiguous_token_name',
-      suggestion: named.map((t) => `gds tokens revoke ${t.id}   # ${t.what}`).join('\n'),
+      suggestion: named
+        .map((t) => `gds tokens revoke ${shellWord(t.id)}   # ${onOneLine(t.what)}`)
+        .join('\n'),
       details: { name: ref, tokens: named.map((t) => ({ id: t.id, kind: t.kind })) },
     });
   }

@@ -170,6 +170,32 @@ describe('gds tokens revoke', () => {
   });
 });
 
+describe('gds tokens revoke of a shared name, the list from a hostile service', () => {
+  it('suggests one pastable line per token: ids quoted, a line break in who issued it kept in its comment', async () => {
+    const token = (id: string, issuedBy: string) => ({
+      id,
+      name: 'dup',
+      audience: 'MANAGEMENT',
+      issuedBy,
+      userId: 'usr_1',
+      revokedAt: null,
+    });
+    const client = {
+      tokens: {
+        listCli: async () => ({ tokens: [] }),
+        list: async () => ({
+          tokens: [token('itk_1;touch PWNED', 'a@example.com\nrm -rf ~'), token('itk_2', 'b@example.com')],
+        }),
+      },
+    } as unknown as Parameters<typeof revocationTarget>[0];
+    const shared = await failure(revocationTarget(client, 'dup'));
+    expect(shared.suggestion?.split('\n')).toEqual([
+      "gds tokens revoke 'itk_1;touch PWNED'   # MANAGEMENT token of a@example.com rm -rf ~",
+      'gds tokens revoke itk_2   # MANAGEMENT token of b@example.com',
+    ]);
+  });
+});
+
 describe('a step that takes a MANAGEMENT token, run with a CLI token', () => {
   const signal = (token: string) =>
     withSession(

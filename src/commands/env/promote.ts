@@ -10,6 +10,7 @@ import { readTextInput } from '../../io/input.js';
 import { withSession } from '../../cli/session.js';
 import { resolveTableId } from '../../services/table-ref.js';
 import * as promotions from '../../services/promotions.js';
+import { shellWord } from '../../core/shell-word.js';
 
 const modes = ['dest-profile', 'bundle-out', 'bundle-in'];
 
@@ -91,7 +92,9 @@ export default class EnvPromote extends ApiCommand<typeof EnvPromote> {
       if (this.out.json) this.out.record({ tableId, file: bundleOut, sha256: bundle.sha256 });
       else {
         this.out.success(`Wrote the bundle of ${tableId} to ${bundleOut} (sha256 ${bundle.sha256}).`);
-        this.out.info(`Register it on ${to}: gds env promote ${tableId} --to ${to} --bundle-in ${bundleOut}`);
+        this.out.info(
+          `Register it on ${to}: gds env promote ${shellWord(tableId)} --to ${shellWord(to)} --bundle-in ${shellWord(bundleOut)}`,
+        );
       }
       return;
     }
