@@ -147,6 +147,11 @@ describe('versions and config', () => {
     expect(await usageError(VersionsRestore, ['t_1', '--to', '0', '--reason', 'r'])).toMatch(
       /greater than or equal to 1/,
     );
+    expect(await usageError(VersionsRestore, ['t_1', '--to', 'two', '--reason', 'r'])).toMatch(
+      /"two" is not a version/,
+    );
+    // v2, as versions list prints it and gate diff takes it.
+    expect((await flagsOf(VersionsRestore, ['t_1', '--to', 'v2', '--reason', 'r'])).to).toBe(2);
     expect(
       await flagsOf(VersionsRestore, ['t_1', '--to', '2', '--reason', 'r', '--env', 'dev']),
     ).toMatchObject({

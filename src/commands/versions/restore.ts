@@ -16,7 +16,20 @@ export default class VersionsRestore extends ApiCommand<typeof VersionsRestore> 
   ];
   static override args = { tableId: Args.string({ description: 'The table id or name.', required: true }) };
   static override flags = {
-    to: Flags.integer({ description: 'The version to restore.', min: 1, required: true }),
+    to: Flags.custom<number>({
+      description: 'The version to restore: 2, or v2 as versions list shows it.',
+      required: true,
+      // As gate diff takes --from/--to: the number, or the number after a v (what versions list prints).
+      parse: async (input) => {
+        const match = /^v?(\d{1,9})$/i.exec(input.trim());
+        const version = match === null ? Number.NaN : Number(match[1]);
+        if (!Number.isInteger(version) || version < 1)
+          throw new Error(
+            `${JSON.stringify(input)} is not a version: give a whole number greater than or equal to 1, e.g. 2 or v2`,
+          );
+        return version;
+      },
+    })(),
     reason: Flags.string({
       parse: boundedText('reason', MAX_NOTE_CHARS),
       description: 'Why it is restored (audit trail).',
