@@ -6,6 +6,7 @@ import type { Spinner } from '../../cli/output-spinner.js';
 import type { GateRecord } from '../../client/areas/gate-jobs.js';
 import { gateJobStatus, isProof, watchGateJob } from '../../services/gates.js';
 import { printGateRecord } from '../../cli/gate-output.js';
+import { jobEnded } from '../../core/job-status.js';
 
 export default class GateStatus extends ApiCommand<typeof GateStatus> {
   static override summary = 'Show the status of a gate job (--gate is required).';
@@ -45,7 +46,7 @@ export default class GateStatus extends ApiCommand<typeof GateStatus> {
     // line on stderr, unless the first record already showed it.
     const show = async (record: GateRecord) => {
       spinner?.stop();
-      const running = !isProof(record) && (record.status === 'QUEUED' || record.status === 'RUNNING');
+      const running = !isProof(record) && !jobEnded(record.status);
       if (this.out.json || first || isProof(record)) await printGateRecord(this.out, record);
       else if (running) this.out.printField(`${new Date().toISOString()}  ${record.id}  ${record.status}`);
       else this.out.info(`${new Date().toISOString()}  Job ${record.id} ended ${record.status}.`);

@@ -25,6 +25,21 @@ describe.each(ENGINES)('deleting a table with open work on it, on $engine', ({ p
       [tableId, action],
     );
 
+  /** A warehouse table `analytics_dev.<name>` and its Mode A definition pushed (202): the new table's id. */
+  const newTable = async (name: string) => {
+    await server.sql(`CREATE TABLE analytics_dev.${name} (id integer)`);
+    const pushed = await server.request('POST', '/api/artifacts', {
+      token: server.user('OWNER').cliToken,
+      body: {
+        filename: `${name}.yml`,
+        content: `table: ${name}\nsource: analytics_dev.${name}\ncolumns:\n  - name: id\n`,
+        connectorId: devConnector,
+      },
+    });
+    expect(pushed.status).toBe(202);
+    return pushed.body.governanceId as string;
+  };
+
   beforeAll(async () => {
     if (skip !== undefined) return;
     server = await startTestServer({
@@ -91,17 +106,7 @@ describe.each(ENGINES)('deleting a table with open work on it, on $engine', ({ p
     needs(skip),
     async () => {
       // A new definition: the auto-baseline job is queued with it.
-      await server.sql('CREATE TABLE analytics_dev.orders_copy (id integer)');
-      const pushed = await server.request('POST', '/api/artifacts', {
-        token: server.user('OWNER').cliToken,
-        body: {
-          filename: 'orders_copy.yml',
-          content: 'table: orders_copy\nsource: analytics_dev.orders_copy\ncolumns:\n  - name: id\n',
-          connectorId: devConnector,
-        },
-      });
-      expect(pushed.status).toBe(202);
-      const tableId = pushed.body.governanceId as string;
+      const tableId = await newTable('orders_copy');
       const [baseline] = await server.sql<{ id: string }>(
         `SELECT id FROM gds.jobs WHERE table_id = $1 AND type = 'gate-baseline-auto'`,
         [tableId],
@@ -150,16 +155,7 @@ describe.each(ENGINES)('deleting a table with open work on it, on $engine', ({ p
         (postgres ? undefined : 'PGlite runs one transaction at a time: none commits while another is held'),
     ),
     async () => {
-      await server.sql('CREATE TABLE analytics_dev.orders_race (id integer)');
-      const pushed = await server.request('POST', '/api/artifacts', {
-        token: server.user('OWNER').cliToken,
-        body: {
-          filename: 'orders_race.yml',
-          content: 'table: orders_race\nsource: analytics_dev.orders_race\ncolumns:\n  - name: id\n',
-          connectorId: devConnector,
-        },
-      });
-      const tableId = pushed.body.governanceId as string;
+      const tableId = await newTable('orders_race');
       await server.jobs.runPending();
       // The run has read the table and waits to queue its job; the delete commits meanwhile.
       const holder = await holdTableRow(server, tableId);
