@@ -162,23 +162,34 @@ function tooLarge(
   size?: number,
   sentBytes?: number,
 ): CliError {
-  const limit = options.limit ?? `${countText(options.maxBytes)} bytes`;
   const found =
     size === undefined
       ? ''
       : sentBytes === undefined
         ? `${countText(size)} bytes, `
         : `${countText(size)} bytes, ${countText(sentBytes)} as the request's JSON (its quotes, backslashes and line ends escaped), `;
-  return new CliError(`${echoedPath(name)} is ${found}over the limit of ${limit} for ${options.what}.`, {
+  return inputTooLarge(name, found, options, {
+    ...(size === undefined ? {} : { bytes: size }),
+    ...(sentBytes === undefined ? {} : { sentBytes }),
+  });
+}
+
+/**
+ * Exit 2 (`input_too_large`, nothing sent): `name` is `found` ("12 bytes, ", or "" when unknown) over the
+ * limit; `reader` is who reads at most that much (gds, or the service when only the request is over).
+ */
+export function inputTooLarge(
+  name: string,
+  found: string,
+  bound: Pick<BoundedInputOptions, 'maxBytes' | 'what' | 'limit'> & { reader?: string },
+  sizes: { bytes?: number; sentBytes?: number },
+): CliError {
+  const limit = bound.limit ?? `${countText(bound.maxBytes)} bytes`;
+  return new CliError(`${echoedPath(name)} is ${found}over the limit of ${limit} for ${bound.what}.`, {
     exitCode: ExitCode.Usage,
     code: 'input_too_large',
-    suggestion: `gds reads at most ${limit} for ${options.what}; nothing was sent. Split it or shorten it.`,
-    details: {
-      file: name,
-      ...(size === undefined ? {} : { bytes: size }),
-      ...(sentBytes === undefined ? {} : { sentBytes }),
-      limit: options.maxBytes,
-    },
+    suggestion: `${bound.reader ?? 'gds reads'} at most ${limit} for ${bound.what}; nothing was sent. Split it or shorten it.`,
+    details: { file: name, ...sizes, limit: bound.maxBytes },
   });
 }
 

@@ -7,11 +7,10 @@ import { connectorsOf } from './connector-ref.js';
 import { shellWord } from '../core/shell-word.js';
 import { CliError, ExitCode } from '../core/errors.js';
 import { onOneLine } from '../core/terminal-text.js';
-import { readArtifactText } from '../io/input.js';
+import { inputTooLarge, readArtifactText } from '../io/input.js';
 import { jobEnded } from '../core/job-status.js';
 import { ARTIFACT_BODY_LIMIT_BYTES } from '../core/artifact-bounds.js';
 import { countText } from '../core/count-text.js';
-import { echoedPath } from '../core/echo.js';
 import { withoutOptimisingCompilers } from '../io/young-generation.js';
 import type { ApiClient } from '../client/index.js';
 import { ApiError, NetworkError } from '../client/errors.js';
@@ -290,15 +289,11 @@ function registrationBody(artifact: LocalArtifact, options: RegisterOptions): Ar
 function checkBodySize<T extends ArtifactPushRequest>(body: T): T {
   const bytes = Buffer.byteLength(JSON.stringify(body));
   if (bytes <= ARTIFACT_BODY_LIMIT_BYTES) return body;
-  const limit = `${countText(ARTIFACT_BODY_LIMIT_BYTES)} bytes`;
-  throw new CliError(
-    `${echoedPath(body.filename)} is ${countText(bytes)} bytes as the request's JSON (its text escaped, with the fields sent beside it), over the limit of ${limit} for the artifact.`,
-    {
-      exitCode: ExitCode.Usage,
-      code: 'input_too_large',
-      suggestion: `The service takes at most ${limit} for the artifact; nothing was sent. Split it or shorten it.`,
-      details: { file: body.filename, sentBytes: bytes, limit: ARTIFACT_BODY_LIMIT_BYTES },
-    },
+  throw inputTooLarge(
+    body.filename,
+    `${countText(bytes)} bytes as the request's JSON (its text escaped, with the fields sent beside it), `,
+    { maxBytes: ARTIFACT_BODY_LIMIT_BYTES, what: 'the artifact', reader: 'The service takes' },
+    { sentBytes: bytes },
   );
 }
 

@@ -154,7 +154,17 @@ describe('gds refuses what the service would refuse unparsed, before parsing and
       const r = await cli([...words.split(' '), file('edge.sql'), '--json']);
       expect(r.code, r.stderr).toBe(2);
       expect(r.stdout).toBe('');
-      expect((JSON.parse(r.stderr.trim()) as { error: { code: string } }).error.code).toBe('input_too_large');
+      const { error } = JSON.parse(r.stderr.trim()) as {
+        error: { code: string; message: string; suggestion: string; details: object };
+      };
+      expect(error.code).toBe('input_too_large');
+      expect(error.message).toMatch(
+        /edge\.sql is [\d,]+ bytes as the request's JSON \(its text escaped, with the fields sent beside it\), over the limit of [\d,]+ bytes for the artifact\.$/,
+      );
+      expect(error.suggestion).toMatch(
+        /^The service takes at most [\d,]+ bytes for the artifact; nothing was sent\./,
+      );
+      expect(Object.keys(error.details)).toEqual(['file', 'sentBytes', 'limit']);
       expect(requests).toBe(before);
     },
   );
