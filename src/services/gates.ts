@@ -58,11 +58,19 @@ export function parseIdempotencyKey(text: string): string {
   return text;
 }
 
-/** `v3` or `3` as the version number the service stores; throws an Error for anything else. */
+/** `v3`, `V3` or `3` (what `versions list` prints, or its number) as a number from 1; undefined for anything else. */
+export function versionNumberOf(text: string): number | undefined {
+  const match = /^v?(\d{1,9})$/i.exec(text.trim());
+  const version = match === null ? 0 : Number(match[1]);
+  return version >= 1 ? version : undefined;
+}
+
+/** `v3` or `3` as the version name the service stores; throws an Error for anything else. */
 export function parseGateVersion(text: string): string {
-  const match = /^v?([1-9]\d*)$/.exec(text.trim());
-  if (!match?.[1]) throw new Error(`${JSON.stringify(text)} is not a version: use vN or N, e.g. v3`);
-  return `v${match[1]}`;
+  const version = versionNumberOf(text);
+  if (version === undefined)
+    throw new Error(`${JSON.stringify(text)} is not a version: use vN or N, e.g. v3`);
+  return `v${version}`;
 }
 
 export async function getGate(client: GatesClient, tableId: string, call: Call = {}): Promise<Gate1Version> {

@@ -50,6 +50,12 @@ describe('gate commands', () => {
     });
     expect(await usageError(GateDiff, ['t_1', '--from', 'v1'])).toMatch(/--to/);
     expect(await usageError(GateDiff, ['t_1', '--from', 'one', '--to', 'v2'])).toContain('is not a version');
+    // One reading with versions restore --to: V2 and 02 are v2; v0 is none.
+    expect(await flagsOf(GateDiff, ['t_1', '--from', '02', '--to', 'V3'])).toMatchObject({
+      from: 'v2',
+      to: 'v3',
+    });
+    expect(await usageError(GateDiff, ['t_1', '--from', 'v0', '--to', 'v2'])).toContain('is not a version');
   });
 
   it('gate run: --gate 1 by default, 2 or 3 only; --sample shapes checked', async () => {

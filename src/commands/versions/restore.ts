@@ -2,6 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
 import { boundedText } from '../../cli/governance-flags.js';
 import { MAX_NOTE_CHARS } from '../../core/text-bounds.js';
+import { versionNumberOf } from '../../services/gates.js';
 import { restoreVersion } from '../../services/versions.js';
 
 export default class VersionsRestore extends ApiCommand<typeof VersionsRestore> {
@@ -21,9 +22,8 @@ export default class VersionsRestore extends ApiCommand<typeof VersionsRestore> 
       required: true,
       // As gate diff takes --from/--to: the number, or the number after a v (what versions list prints).
       parse: async (input) => {
-        const match = /^v?(\d{1,9})$/i.exec(input.trim());
-        const version = match === null ? Number.NaN : Number(match[1]);
-        if (!Number.isInteger(version) || version < 1)
+        const version = versionNumberOf(input);
+        if (version === undefined)
           throw new Error(
             `${JSON.stringify(input)} is not a version: give a whole number greater than or equal to 1, e.g. 2 or v2`,
           );
