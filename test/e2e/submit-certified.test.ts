@@ -133,4 +133,20 @@ describe('gate submit on a CERTIFIED table', () => {
     expect(await stateOf(customers)).toBe('PENDING_REVIEW');
     expect(await viewExists('certified_dev.customers')).toBe(false);
   });
+
+  it('a replayed submission says the view was withdrawn by the first, not that it is withdrawn now', async () => {
+    const table = server.table('customers_production').id;
+    expect(await stateOf(table)).toBe('CERTIFIED');
+    const key = `replay-${table}`;
+    const first = await gds(['gate', 'submit', table, '--idempotency-key', key]);
+    expect(first.stderr).toMatch(/its certified view \S+ is withdrawn until the table is certified again/);
+    const again = await gds(['gate', 'submit', table, '--idempotency-key', key]);
+    expect(again.code).toBe(first.code);
+    expect(again.stderr).toContain('Replayed: the service already took this submission');
+    expect(again.stderr).not.toContain('is withdrawn until');
+    expect(again.stderr).toMatch(
+      /its certified view \S+ was withdrawn by that submission; it stays withdrawn until the table is certified again/,
+    );
+    expect(await proofCount(table)).toBe(1);
+  });
 });

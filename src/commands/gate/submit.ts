@@ -76,8 +76,11 @@ export default class GateSubmit extends ApiCommand<typeof GateSubmit> {
       else this.out.info(note);
     }
     if (proof.viewWithdrawn === true && !this.out.json) {
+      const view = onOneLine(proof.withdrawnView ?? '');
       this.out.warn(
-        `${proof.tableId} was CERTIFIED: its certified view ${onOneLine(proof.withdrawnView ?? '')} is withdrawn until the table is certified again (gds certify ${proof.tableId}). --if-not-certified skips a CERTIFIED table instead.`,
+        replayed
+          ? `${proof.tableId} was CERTIFIED: its certified view ${view} was withdrawn by that submission; it stays withdrawn until the table is certified again (gds certify ${proof.tableId}).`
+          : `${proof.tableId} was CERTIFIED: its certified view ${view} is withdrawn until the table is certified again (gds certify ${proof.tableId}). --if-not-certified skips a CERTIFIED table instead.`,
       );
     }
     if (!proof.passed) process.exitCode = ExitCode.Failure;
