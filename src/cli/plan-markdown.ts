@@ -1,10 +1,11 @@
 // `gds plan --format markdown`: the plan as a pull-request comment (GitHub and GitLab render it alike): a
 // heading, a table of the counts, the summary line, then one collapsible <details> block per table that is
 // not unchanged (its diffs in ```diff fences, the certified tables downstream of it, the refusal's reason
-// and fix). Names and diffs come from the dbt project and the service: control characters are stripped and
-// HTML is escaped, and a fence is longer than any run of backticks inside it. A comment is capped at 65,536
-// characters on GitHub: past about 60,000 the remaining tables are named in one line instead.
-import { stripControlCharacters } from '../core/terminal-text.js';
+// and fix). Names and diffs come from the dbt project and the service: control characters are stripped,
+// names and sentences are put on one line, HTML is escaped, and a fence is longer than any run of backticks
+// inside it. A comment is capped at 65,536 characters on GitHub: past about 60,000 the remaining tables are
+// named in one line instead.
+import { onOneLine, stripControlCharacters } from '../core/terminal-text.js';
 import type { PlannedTable, ProjectPlan } from '../services/project-plan-types.js';
 import type { RunSummary } from '../services/project-report.js';
 import type { Output } from './output.js';
@@ -23,8 +24,10 @@ const SIGN: Record<PlannedTable['action'], string> = {
   submit: '^ submit',
 };
 
+/** One line (onOneLine): a line break in a service's string (a table's name) would end the paragraph, the
+ *  blockquote or the <summary> it stands in, and start a line of the comment that reads as gds's own. */
 function html(text: string): string {
-  return stripControlCharacters(text)
+  return onOneLine(text)
     .replaceAll('&', '&amp;')
     .replaceAll('<', '&lt;')
     .replaceAll('>', '&gt;')

@@ -144,19 +144,24 @@ export async function printPlan(
     if (options.summary !== undefined) printSummaryRecord(out, options.summary);
     return;
   }
+  // The environment's label is the service's: on gds's line, as every string of the service below.
   out.info(
-    `Project ${plan.project.id} against ${plan.connector.id === null ? "the connector of each source's schema" : `connector ${plan.connector.id}`} (${plan.connector.environmentLabel}):`,
+    onOneLine(
+      `Project ${plan.project.id} against ${plan.connector.id === null ? "the connector of each source's schema" : `connector ${plan.connector.id}`} (${plan.connector.environmentLabel}):`,
+    ),
   );
   for (const table of plan.tables) {
     if (table.action === 'unchanged' && options.unchanged !== true) continue;
-    out.print(heading(out, table));
-    if (table.reason !== undefined) out.print(`    ${table.reason}`);
+    // One line each: the service's strings in them (a table's name, its project) forge no line of the plan's
+    // own, nor split the command a reason gives to paste (`--adopt 'orders` / `Forged…'`).
+    out.printField(heading(out, table));
+    if (table.reason !== undefined) out.printField(`    ${table.reason}`);
     if (table.adopt !== undefined)
-      out.print(
+      out.printField(
         `    adopt: taken over from ${table.adopt.from === null ? 'no project (registered by hand)' : `project ${table.adopt.from}`}`,
       );
     const downstream = downstreamLine(table);
-    if (downstream !== undefined) out.print(`  ${downstream}`);
+    if (downstream !== undefined) out.printField(`  ${downstream}`);
     if (table.recertificationRequested === true) out.print(`  ${RECERTIFICATION_NOTE}`);
     for (const [part, diff] of Object.entries(table.diffs)) {
       if (diff === undefined || diff === '') continue;
@@ -181,10 +186,10 @@ export async function printPlan(
   }
   const { otherProjects, byHand } = plan.untouched;
   if (otherProjects + byHand > 0)
-    out.print(
+    out.printField(
       `Left alone in ${plan.connector.environmentLabel}: ${otherProjects} table${otherProjects === 1 ? '' : 's'} of other projects, ${byHand} registered by hand.`,
     );
-  for (const warning of plan.warnings) out.warn(warning);
+  for (const warning of plan.warnings) out.warn(onOneLine(warning));
   if (plan.proposal !== undefined) out.info(plan.proposal);
   out.print(summaryLine(plan));
 }
@@ -229,7 +234,8 @@ export function printAction(out: Output, action: ReportedAction): void {
     action.recertificationRequested === true
       ? '; filed a recertification request (the table was CERTIFIED)'
       : '';
-  out.info(`${action.table}${id}: ${action.step} ${what}${recertification}`);
+  // The table's name too: a gone table's is the service's (`orders\nForged: …`).
+  out.info(`${onOneLine(action.table)}${id}: ${action.step} ${what}${recertification}`);
 }
 
 /**

@@ -26,7 +26,10 @@ let server: TestServer;
 let dir: string;
 let proxy: Server;
 let proxyUrl: string;
-let answer: 'poisoned' | 'error' | 'text' | 'forged' = 'poisoned';
+let answer: 'poisoned' | 'error' | 'text' | 'forged' | 'cut' = 'poisoned';
+/** Under `cut`: the number of recertify signals answered (FORGED and HOSTILE after their strings) before the
+ *  next is cut off by a gateway's 502, its reason phrase and body the service's. */
+let signalsLeft = 0;
 let jobId = '';
 let recordId = '';
 
@@ -77,7 +80,7 @@ async function forward(body: Buffer, request: IncomingMessage) {
   const type = answered.headers.get('content-type') ?? '';
   const text = await answered.text();
   let out = text;
-  const tail = answer === 'forged' ? FORGED : HOSTILE;
+  const tail = answer === 'forged' ? FORGED : answer === 'cut' ? `${FORGED}${HOSTILE}` : HOSTILE;
   if (type.includes('json') && text !== '') out = JSON.stringify(poisoned(JSON.parse(text), '', tail));
   else if (text !== '') out = `${text}${tail}`;
   return { status: answered.status, type, out };
@@ -122,6 +125,14 @@ beforeAll(async () => {
         response.end(`<html>${HOSTILE}</html>`);
         return;
       }
+      if (answer === 'cut' && request.method === 'POST' && request.url?.endsWith('/recertify')) {
+        signalsLeft -= 1;
+        if (signalsLeft < 0) {
+          response.writeHead(502, `Bad gateway\u009b2J`, { 'Content-Type': 'text/html' });
+          response.end(`<html>${FORGED}${HOSTILE}</html>`);
+          return;
+        }
+      }
       if (answer === 'error') {
         response.setHeader('Content-Type', 'application/json');
         response.setHeader('X-Request-Id', 'req\u009b2J');
@@ -145,8 +156,11 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  proxy?.closeAllConnections();
-  await new Promise((resolve) => proxy?.close(resolve));
+  // A beforeAll that failed before the proxy listened leaves none to close (a promise on it would never end).
+  if (proxy !== undefined) {
+    proxy.closeAllConnections();
+    await new Promise((resolve) => proxy.close(resolve));
+  }
   await rm(dir, { recursive: true, force: true });
   await server?.close();
 });
@@ -396,6 +410,43 @@ describe('a service whose every string carries terminal control sequences', () =
     } finally {
       answer = 'poisoned';
     }
+  });
+
+  it('a recertify stopped part-way says what went and what did not, forging no line, on a terminal, piped and under --json', async () => {
+    answer = 'cut';
+    // 501 tables: two signals (500 and 1), the second cut off by a 502 (it may have been applied).
+    const tables = ['customers', ...Array.from({ length: 500 }, (_, i) => `cut_${i}`)].join(',');
+    const leaks: string[] = [];
+    try {
+      for (const json of [false, true]) {
+        for (const terminal of json ? [false] : [true, false]) {
+          signalsLeft = 1;
+          const r = await gds(
+            ['recertify', '--tables', tables, '--env', 'dev', ...(json ? ['--json'] : [])],
+            terminal,
+          );
+          const what = `recertify${json ? ' --json' : ''}${terminal ? ' (terminal)' : ''}`;
+          expect(r.code, `${what}: ${r.stderr}`).toBe(9);
+          expect(r.stdout).toBe('');
+          if (CONTROL.test(r.stderr)) leaks.push(`${what}: ${JSON.stringify(r.stderr)}`);
+          for (const line of r.stderr.split('\n')) {
+            if (/^([✓✖⚠ℹ] )?Forged:/u.test(line)) leaks.push(`${what}: ${JSON.stringify(line)}`);
+            if (json && line !== '') {
+              const { error } = JSON.parse(line) as { error: { details: Record<string, unknown[]> } };
+              expect(error.details['signalled']).toHaveLength(500);
+              expect(error.details['unconfirmed']).toHaveLength(1);
+            }
+          }
+          if (!json)
+            expect(r.stderr).toMatch(
+              /^Error: Part 2 of the 2 signals of this run failed \(.*\)\. 500 of 501 rebuilt tables were signalled .*; the 1 of part 2 may have been/m,
+            );
+        }
+      }
+    } finally {
+      answer = 'poisoned';
+    }
+    expect(leaks).toEqual([]);
   });
 
   it('writes say back what the service answered without them', async () => {

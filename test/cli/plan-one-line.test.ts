@@ -1,0 +1,73 @@
+// The human plan (gds plan, and apply before it writes) says the service's strings on gds's own lines: an
+// environment's label, the project a table is taken over from, the certified tables downstream of a change,
+// a gone table's name. A line break in one reads as a space, so that none starts a line that reads as gds's
+// (test/e2e/hostile-service-plan.test.ts drives the names through a hostile service; the environment's label
+// cannot be: the service refuses every read in an environment it does not know).
+import { describe, expect, it } from 'vitest';
+import { Output } from '../../src/cli/output.js';
+import { printPlan } from '../../src/cli/project-views.js';
+import type { PlannedTable, ProjectPlan } from '../../src/services/project-plan-types.js';
+
+const FORGED = '\nForged:   CERTIFIED by you';
+
+function capture() {
+  const stdout = { text: '', write: (c: string) => ((stdout.text += c), true) };
+  const stderr = { text: '', write: (c: string) => ((stderr.text += c), true) };
+  return { out: new Output({ json: false, stdout, stderr, env: {} }), stdout, stderr };
+}
+
+const table = (name: string, more: Partial<PlannedTable>): PlannedTable => ({
+  table: name,
+  source: `analytics.${name}`,
+  action: 'create',
+  tableId: null,
+  uniqueId: `model.shop.${name}`,
+  resourceType: 'model',
+  mappedTests: [],
+  notMappedTests: [],
+  changes: { definition: true, gate1: false, contract: false },
+  diffs: {},
+  ...more,
+});
+
+const plan: ProjectPlan = {
+  projectName: 'shop',
+  project: { id: 'shop@con_1', from: 'derived' },
+  untouched: { otherProjects: 1, byHand: 1 },
+  connector: { id: 'con_1', environmentLabel: `dev${FORGED}` },
+  tables: [
+    table('orders', { downstreamCertified: [`fct_orders${FORGED}`] }),
+    table('customers', { action: 'replace', tableId: 'tbl_1', adopt: { from: `billing${FORGED}` } }),
+    table(`payments${FORGED}`, { action: 'gone', tableId: 'tbl_2', uniqueId: null, resourceType: null }),
+  ],
+  otherTests: [],
+  warnings: [],
+  counts: {
+    create: 1,
+    replace: 1,
+    unchanged: 0,
+    gone: 1,
+    refused: 0,
+    ownedElsewhere: 0,
+    skipped: 0,
+    submit: 0,
+  },
+};
+
+describe('the human plan', () => {
+  it("says the service's strings on gds's lines, a line break in them a space", async () => {
+    const { out, stdout, stderr } = capture();
+    await printPlan(out, plan);
+    const forged = `${stdout.text}${stderr.text}`.split('\n').filter((l) => l.startsWith('Forged:'));
+    expect(forged).toEqual([]);
+    expect(stderr.text).toMatch(
+      /^Project shop@con_1 against connector con_1 \(dev Forged: +CERTIFIED by you\):$/m,
+    );
+    expect(stdout.text).toMatch(
+      /^ {2}1 certified table reads from this: fct_orders Forged: +CERTIFIED by you$/m,
+    );
+    expect(stdout.text).toMatch(/^ {4}adopt: taken over from project billing Forged: +CERTIFIED by you$/m);
+    expect(stdout.text).toMatch(/^- gone payments Forged: +CERTIFIED by you \(analytics\.payments/m);
+    expect(stdout.text).toMatch(/^Left alone in dev Forged: +CERTIFIED by you: 1 table of other projects/m);
+  });
+});
