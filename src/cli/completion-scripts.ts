@@ -88,13 +88,16 @@ Register-ArgumentCompleter -Native -CommandName gds -ScriptBlock {
     param($wordToComplete, $commandAst, $cursorPosition)
     $words = @($commandAst.CommandElements | Select-Object -Skip 1 | ForEach-Object { $_.ToString() })
     if ($wordToComplete -ne '') { $words = @($words | Select-Object -SkipLast 1) }
-    $out = @(& gds __complete line "--current=$wordToComplete" @words 2>$null)
+    # '--' (quoted: PowerShell passes it on as it is): the words after it are no flags of gds __complete's own
+    # (a --help on the line would otherwise print help, each of its lines a candidate)
+    $out = @(& gds __complete powershell "--current=$wordToComplete" '--' @words 2>$null)
     if ($out.Count -eq 1 -and $out[0] -eq ':files') { return }
     foreach ($line in $out) {
-        if ($line -eq '') { continue }
-        $parts = $line -split "\`t", 2
-        $tip = if ($parts.Count -gt 1) { $parts[1] } else { $parts[0] }
-        [System.Management.Automation.CompletionResult]::new($parts[0], $parts[0], 'ParameterValue', $tip)
+        # the word to insert (the name, single-quoted where PowerShell would read it otherwise), the name, the description
+        $parts = $line -split "\`t", 3
+        if ($parts.Count -lt 3 -or $parts[0] -eq '') { continue }
+        $tip = if ($parts[2] -ne '') { $parts[2] } else { $parts[1] }
+        [System.Management.Automation.CompletionResult]::new($parts[0], $parts[1], 'ParameterValue', $tip)
     }
 }
 `;

@@ -47,7 +47,20 @@ export interface Candidate {
 export type CompletionAnswer =
   | { kind: 'values'; candidates: Candidate[] }
   | { kind: 'files' }
-  | { kind: 'dynamic'; source: DynamicKind; prefix: string; flagPrefix: string; credentials: string[] };
+  | {
+      kind: 'dynamic';
+      source: DynamicKind;
+      prefix: string;
+      flagPrefix: string;
+      credentials: string[];
+      /**
+       * Whether a value starting with '-' (a table named `--help`) is offered: only where gds reads it as an
+       * argument, after `--`. Before it oclif reads such a word as a flag (`gds status --help` is help), and as a
+       * flag's value it is help or refused when it names a flag (`--table --help`, `--table=--json`); there the
+       * value's id (tbl_…) is offered instead.
+       */
+      dashed: boolean;
+    };
 
 /** Flags whose value is a file or folder. */
 const FILE_FLAGS = new Set([
@@ -161,7 +174,7 @@ export function complete(tree: CompletionTree, words: readonly string[]): Comple
   const source = DYNAMIC_ARGS[arg.name];
   if (source === 'files') return { kind: 'files' };
   if (source === undefined) return { kind: 'values', candidates: [] };
-  return { kind: 'dynamic', source, prefix: current, flagPrefix: '', credentials };
+  return { kind: 'dynamic', source, prefix: current, flagPrefix: '', credentials, dashed: afterDoubleDash };
 }
 
 /** The global flags every command has (those of the first command that has any): what may precede a command. */
@@ -203,7 +216,7 @@ function flagValues(
   if (FILE_FLAGS.has(flag.name)) return { kind: 'files' };
   const source = DYNAMIC_FLAGS[`${commandId} --${flag.name}`] ?? DYNAMIC_FLAGS[flag.name];
   if (source === undefined) return { kind: 'values', candidates: [] };
-  return { kind: 'dynamic', source, prefix, flagPrefix, credentials };
+  return { kind: 'dynamic', source, prefix, flagPrefix, credentials, dashed: false };
 }
 
 function values(options: readonly string[], prefix: string): { kind: 'values'; candidates: Candidate[] } {
@@ -259,13 +272,28 @@ function oneLine(text: string | undefined): string | undefined {
  */
 export function renderAnswer(
   answer: { kind: 'files' } | { kind: 'values'; candidates: Candidate[] },
+  shell?: 'powershell',
 ): string {
   if (answer.kind === 'files') return ':files\n';
   return answer.candidates
-    .filter((c) => !/[\t\n]/.test(c.value) && stripControlCharacters(c.value) === c.value)
+    .filter((c) => c.value !== '' && !/[\t\n]/.test(c.value) && stripControlCharacters(c.value) === c.value)
     .map((c) => {
       const description = stripControlCharacters(c.description ?? '').replace(/[\t\n]+/g, ' ');
+      if (shell === 'powershell') return `${powershellWord(c.value)}\t${c.value}\t${description}\n`;
       return `${description === '' ? c.value : `${c.value}\t${description}`}\n`;
     })
     .join('');
+}
+
+/**
+ * `value` as one literal word of a PowerShell command line: as it is when PowerShell reads it so (a word of
+ * letters, digits and `_ . : / = + -`; a number; a flag, `--state=CERTIFIED`, without the `.` or `:` PowerShell
+ * would split it at), else single-quoted, each quote doubled (as
+ * CodeGeneration.EscapeSingleQuotedStringContent does, with the typographic single quotes PowerShell also
+ * reads as quotes): inside, `$`, backticks, `;`, spaces and double quotes are text.
+ */
+export function powershellWord(value: string): string {
+  if (/^(?:\d+|\p{L}[\p{L}\p{N}_.:/=+-]*|--?\p{L}[\p{L}\p{N}_-]*(?:=[\p{L}\p{N}_-]*)?)$/u.test(value))
+    return value;
+  return `'${value.replace(/['\u2018\u2019\u201a\u201b]/g, '$&$&')}'`;
 }

@@ -8,7 +8,8 @@ import { splitWords } from '../cli/aliases.js';
 
 /**
  * What the completion scripts ask (`gds completion`): `gds __complete line -- <words…>` prints what may come at
- * the last word, `gds __complete <kind> <prefix>` the values of one kind (tables, connectors, jobs, requests,
+ * the last word (`gds __complete powershell …` the same, as `word<TAB>value<TAB>description` lines, the word
+ * quoted for PowerShell), `gds __complete <kind> <prefix>` the values of one kind (tables, connectors, jobs, requests,
  * profiles, environments). Never asks anything, never writes to stderr, and exits 0 whatever happens, within
  * about 3 seconds (a second more than GDS_COMPLETION_TIMEOUT_MS).
  */
@@ -43,14 +44,21 @@ export default class Complete extends Command {
 
   private async answer(argv: readonly string[]): Promise<string> {
     const [mode, ...rest] = argv;
-    if (mode === 'line') {
+    if (mode === 'line' || mode === 'powershell') {
+      // PowerShell's script inserts the first field as it is: the name quoted as a PowerShell word
+      const shell = mode === 'powershell' ? mode : undefined;
       const answer = complete(await completionTree(this.config), lineWords(rest));
-      if (answer.kind !== 'dynamic') return renderAnswer(answer);
+      if (answer.kind !== 'dynamic') return renderAnswer(answer, shell);
       const candidates = await this.values(answer.source, answer.prefix, credentialFlags(answer.credentials));
-      return renderAnswer({
-        kind: 'values',
-        candidates: candidates.map((c) => ({ ...c, value: answer.flagPrefix + c.value })),
-      });
+      return renderAnswer(
+        {
+          kind: 'values',
+          candidates: candidates
+            .filter((c) => answer.dashed || !c.value.startsWith('-'))
+            .map((c) => ({ ...c, value: answer.flagPrefix + c.value })),
+        },
+        shell,
+      );
     }
     const kind = DYNAMIC_KINDS.find((k) => k === mode);
     if (kind === undefined) return '';

@@ -28,6 +28,9 @@ const HOSTILE = [
   'h~x&y|z',
 ];
 
+/** Names oclif would read as a flag where an argument goes. */
+const DASHED = ['--help', '-x'];
+
 let server: TestServer;
 let dir: string;
 let work: string;
@@ -40,6 +43,8 @@ beforeAll(async () => {
     await copyTable(server, server.table('customers').id, 1, `hostile${i}`, {
       name: `'${name.replaceAll("'", "''")}'`,
     });
+  for (const [i, name] of DASHED.entries())
+    await copyTable(server, server.table('customers').id, 1, `dashed${i}`, { name: `'${name}'` });
   dir = await mkdtemp(join(tmpdir(), 'gds-e2e-completion-hostile-'));
   work = join(dir, 'work');
   await mkdir(work);
@@ -177,4 +182,53 @@ describe('zsh completion of names the service chose', () => {
       expect(await readdir(work)).toEqual([]);
     },
   );
+});
+
+// `gds status --help` is help and `gds status -x` an unknown flag: oclif reads a word starting with '-' as a
+// flag, and a name completed into that place would not name the table. After `--` it is an argument.
+describe('completion of names starting with -', () => {
+  const offered = async (...words: string[]) => {
+    const result = await runInProcess(['__complete', 'line', '--', ...words], { env: vars(), cwd: dir });
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    return result.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => line.split('\t')[0] ?? '');
+  };
+
+  it('offers them by id only where a flag would be read, and by name after --', async () => {
+    const ids = DASHED.map((_, i) => `tbl_dashed${i}_1`);
+    const argument = await offered('status', '');
+    expect(argument).toEqual(expect.arrayContaining(ids));
+    expect(argument.filter((value) => value.startsWith('-'))).toEqual([]);
+    const flagValue = await offered('recertification', 'list', '--table', '');
+    expect(flagValue).toEqual(expect.arrayContaining(ids));
+    expect(flagValue.filter((value) => value.startsWith('-'))).toEqual([]);
+    expect(await offered('status', '--', '-')).toEqual(expect.arrayContaining(DASHED));
+    expect(await offered('status', '--', '')).toEqual(expect.arrayContaining([...DASHED, ...ids]));
+  });
+
+  it('the name completed after -- is the table gds shows', async () => {
+    const result = await runInProcess(['status', '--json', '--', '--help'], { env: vars(), cwd: dir });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('tbl_dashed0_1');
+  });
+});
+
+// pwsh is not installed here: what the PowerShell script is given to insert (the first field of each line) is
+// checked, not what PowerShell does with it (test/cli/completion-powershell.test.ts reads the words back).
+describe('PowerShell completion of names the service chose', () => {
+  it('gives each name quoted as one PowerShell word, the name itself to list', async () => {
+    const result = await runInProcess(['__complete', 'powershell', '--current=h', 'status'], {
+      env: vars(),
+      cwd: dir,
+    });
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    const lines = result.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => line.split('\t'));
+    const byName = new Map(lines.map(([word, name]) => [name, word]));
+    for (const name of HOSTILE) expect(byName.get(name), name).toBe(`'${name.replaceAll("'", "''")}'`);
+  });
 });

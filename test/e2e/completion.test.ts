@@ -300,7 +300,7 @@ describe('the other shells', () => {
   it('powershell: a native argument completer that asks gds __complete', async () => {
     const script = (await gds(['completion', 'powershell'])).stdout;
     expect(script).toContain('Register-ArgumentCompleter -Native -CommandName gds');
-    expect(script).toContain('& gds __complete line "--current=$wordToComplete" @words');
+    expect(script).toContain(`& gds __complete powershell "--current=$wordToComplete" '--' @words`);
     expect(script).toContain('[System.Management.Automation.CompletionResult]::new(');
   });
 
