@@ -55,7 +55,10 @@ export interface NodeState {
   persistDocs: { relation: boolean; columns: boolean };
   descriptions: { relation: string; columns: Record<string, string> };
   macros: string[];
-  /** Exposures and metrics only: what dbt's same_contents compares, as canonical JSON. */
+  /**
+   * Exposures, metrics, semantic models and saved queries only: what dbt's same_contents compares, as
+   * canonical JSON.
+   */
   contents?: string;
   /**
    * Sources only: what else dbt's SourceDefinition.same_contents compares, as canonical JSON: `quoting`,
@@ -456,7 +459,10 @@ function readNode(
     : readState(raw, config, columns, constraints, resourceType === 'source');
   const compared = withState ? OTHER_CONTENTS[resourceType] : undefined;
   if (compared !== undefined)
-    state.contents = canonicalJson([...compared.map((key) => raw[key] ?? null), [...dependsOn].sort()]);
+    state.contents = canonicalJson([
+      ...compared.map((key) => propertyAt(raw, key)),
+      ...(LINEAGE_NOT_COMPARED.has(resourceType) ? [] : [[...dependsOn].sort()]),
+    ]);
   const node: ManifestNode = {
     uniqueId,
     resourceType,
@@ -526,7 +532,39 @@ function readNode(
 const OTHER_CONTENTS: Readonly<Record<string, readonly string[]>> = {
   exposure: ['type', 'owner', 'maturity', 'url', 'description', 'label', 'unrendered_config'],
   metric: ['type', 'type_params', 'filter', 'metadata', 'description', 'label', 'unrendered_config', 'group'],
+  // dbt 1.8's SemanticModel.same_contents (not node_relation: dbt-core #9561) and SavedQuery.same_contents
+  // (of query_params its metrics, group_by and where); neither compares the parents nor the fqn.
+  semantic_model: [
+    'model',
+    'description',
+    'defaults',
+    'entities',
+    'dimensions',
+    'measures',
+    'config',
+    'primary_entity',
+    'group',
+  ],
+  saved_query: [
+    'query_params.metrics',
+    'query_params.group_by',
+    'query_params.where',
+    'description',
+    'label',
+    'config',
+    'group',
+  ],
 };
+
+/** The kinds whose same_contents compares neither the parents nor the fqn (state.ts). */
+export const LINEAGE_NOT_COMPARED: ReadonlySet<string> = new Set(['semantic_model', 'saved_query']);
+
+/** raw's property at a dotted key (`query_params.where`), or null. */
+function propertyAt(raw: Entry, key: string): unknown {
+  let value: unknown = raw;
+  for (const part of key.split('.')) value = isEntry(value) ? value[part] : undefined;
+  return value ?? null;
+}
 
 /** dbt's `not raw_code.strip()`: a text of whitespace only (or none at all). */
 const isBlank = (value: unknown): boolean => typeof value === 'string' && !/\S/.test(value);

@@ -1,5 +1,6 @@
 // The `--select` / `--exclude` value that names one dbt node, for the hints of `gds plan` and `gds apply`.
-import type { ManifestNode } from './manifest.js';
+import type { Manifest, ManifestNode } from './manifest.js';
+import { dbtBefore1 } from './select.js';
 
 /**
  * The node's name read from its unique id, as dbt's selection (src/core/dbt/select.ts isSelectedNode) matches
@@ -25,14 +26,19 @@ export function nodeSelector(uniqueId: string | null): string | undefined {
  * (`package:crm,fqn:crm.customers.v2`: a versioned model's fqn reaches its namesakes in other packages); else,
  * where a folder beside the model shares its fqn (`models/orders/orders/` beside `models/orders/orders.sql`,
  * which `fqn:shop.orders.orders` reaches as a prefix), its file (`path:models/orders/orders.sql`, with its
- * package where another package has that path). One argument, no shell quoting. dbt's default and fqn:
- * methods (select.ts fqnMatches, isSelectedNode) match a selector without wildcards when it is the fqn's leaf
- * (a versioned model's: the part before its version, or the last two joined by `_` equal the selector's last
- * two so joined; dbt 1.5 joined them by `.`, which reaches no more), or a prefix of the dotted fqn, with or
- * without its package. The index is built once (each node's keys), so that a plan of 5,000 models asks in
- * O(1) per node.
+ * package where another package has that path; a package's node only from dbt 1.4 and where the root project
+ * has that path too, else `package:crm,fqn:crm.orders.orders,file:orders.sql` from dbt 1.2). One argument,
+ * no shell quoting. dbt's default and fqn: methods (select.ts fqnMatches, isSelectedNode) match a selector
+ * without wildcards when it is the fqn's leaf (a versioned model's: the part before its version, or the last
+ * two joined by `_` equal the selector's last two so joined; dbt 1.5 joined them by `.`, which reaches no
+ * more), or a prefix of the dotted fqn, with or without its package. The index is built once (each node's
+ * keys), so that a plan of 5,000 models asks in O(1) per node.
  */
-export function nodeSelectors(nodes: Iterable<SelectedBy>): (uniqueId: string | null) => string | undefined {
+export function nodeSelectors(
+  nodes: Iterable<SelectedBy>,
+  project: Pick<Manifest, 'projectName' | 'dbtVersion'> = {},
+): (uniqueId: string | null) => string | undefined {
+  const root = project.projectName;
   const byKey = new Map<string, string[]>();
   const known = new Map<string, SelectedBy>();
   const add = (key: string, uniqueId: string): void => {
@@ -70,8 +76,29 @@ export function nodeSelectors(nodes: Iterable<SelectedBy>): (uniqueId: string | 
     const file = node.originalFilePath;
     if (file !== undefined && SHELL_SAFE_PATH.test(file) && file.split('/').every(isPathPart)) {
       const sharing = byKey.get(`file:${file}`) ?? [];
-      if (sharing.length === 1) return `path:${file}`;
-      if (packageUsable && inPackage(sharing, node.packageName) === 1) return packaged(node, `path:${file}`);
+      // dbt's path: globs the value in the root project's folder, and before 1.4 skipped the nodes of other
+      // packages (their root_path): a package's node is reached by its path only from 1.4, and only where the
+      // root project has a file at that path too (the root project unknown: taken as reached).
+      const pathReaches =
+        root === undefined ||
+        node.packageName === root ||
+        (!dbtBefore1(project.dbtVersion, 4) && sharing.some((id) => known.get(id)?.packageName === root));
+      if (pathReaches) {
+        if (sharing.length === 1) return `path:${file}`;
+        if (packageUsable && inPackage(sharing, node.packageName) === 1)
+          return packaged(node, `path:${file}`);
+      } else if (packageUsable && !dbtBefore1(project.dbtVersion, 2)) {
+        // dbt 1.2's file: (the file's name, in every package): with the package and the fqn, the node alone
+        // unless a file of the same name in the folder beside it shares the fqn too.
+        const name = file.split('/').at(-1) as string;
+        const same = [...hits].filter((id) => {
+          const other = known.get(id);
+          return (
+            other?.packageName === node.packageName && other.originalFilePath?.split('/').at(-1) === name
+          );
+        });
+        if (same.length === 1) return packaged(node, `fqn:${fqn},file:${name}`);
+      }
     }
     return packageUsable ? packaged(node, `fqn:${fqn}`) : `fqn:${fqn}`;
   };

@@ -222,7 +222,11 @@ function lazySelectors(manifest: Manifest): (uniqueId: string | null) => string 
       });
   });
   let selectorOf: ((uniqueId: string | null) => string | undefined) | undefined;
-  return (uniqueId) => (selectorOf ??= nodeSelectors(nodes))(uniqueId);
+  const project = {
+    ...(manifest.projectName === undefined ? {} : { projectName: manifest.projectName }),
+    ...(manifest.dbtVersion === undefined ? {} : { dbtVersion: manifest.dbtVersion }),
+  };
+  return (uniqueId) => (selectorOf ??= nodeSelectors(nodes, project))(uniqueId);
 }
 
 /**

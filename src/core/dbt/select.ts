@@ -19,7 +19,9 @@
 // 1.2 and its stem too from 1.6, and a bare `orders.sql` is a name (fqn) before 1.2; config.KEY: takes a list's
 // items and `true`/`false` from 1.3, path: sees only the root project's nodes before 1.4 and no model by
 // its .yml before 1.5; tag:, path:, file: and package: see the semantic models from 1.6.4 and the saved
-// queries from 1.8, and a name the exposures, metrics, semantic models and saved queries from 1.7.
+// queries from 1.8, and a name the exposures, metrics, semantic models and saved queries from 1.7; state:
+// compares the semantic models and saved queries from 1.8; resource_type: takes group from 1.5,
+// semantic_model 1.6, saved_query 1.7, unit_test and fixture 1.8, function 1.11.
 import type { Manifest, ManifestNode } from './manifest.js';
 import { DECLARED_TYPES } from './manifest.js';
 import { attachedNode } from './attached.js';
@@ -605,6 +607,20 @@ const DBT_RESOURCE_TYPES = [
   'function',
 ];
 
+/**
+ * The resource types a dbt 1.x added to its NodeType, by the version that added them (the manifests gain their
+ * sections in turn: groups 1.5, semantic_models 1.6, saved_queries 1.7, unit_tests 1.8, functions 1.11): dbt's
+ * resource_type method is NodeType(value), and an older dbt refuses the type as invalid.
+ */
+const RESOURCE_TYPES_SINCE: Readonly<Record<string, number>> = {
+  group: 5,
+  semantic_model: 6,
+  saved_query: 7,
+  unit_test: 8,
+  fixture: 8,
+  function: 11,
+};
+
 /** The state selectors a test is selected by: those of a change. */
 const TEST_STATE_SELECTORS = new Set(STATE_SELECTORS.filter((s) => s !== 'old' && s !== 'unmodified'));
 
@@ -737,7 +753,20 @@ function matchMethod(
           `${atom} compares the project with another manifest: pass --state DIR, the folder of the production manifest.json (dbt's --state)`,
           selector,
         );
-      return pick((n) => stateMatches(value, n, manifest, state));
+      // dbt 1.8's StateSelectorMethod compares the semantic models and saved queries of its all_nodes too
+      // (their same_contents; state.ts). Before 1.8 gds leaves them out: 1.6.4 to 1.7 searched the semantic
+      // models, but took every one for modified until a 1.7 patch (dbt-core #9548, #9549).
+      return pick(
+        (n) => stateMatches(value, n, manifest, state),
+        savedQueries
+          ? [
+              ...all,
+              ...others.filter(
+                (n) => n.resourceType === 'semantic_model' || n.resourceType === 'saved_query',
+              ),
+            ]
+          : all,
+      );
     }
     // dbt 1.12's selector method: what the named selector of selectors.yml selects (graph operators then
     // walk from it, as from any method's nodes).
@@ -802,15 +831,21 @@ function matchMethod(
       return pick((n) => n.resourceType === 'model' && n.access === value, parsed);
     // dbt's resource_type method compares the value as it is: no glob.
     case 'resource_type':
-      // dbt 1.11 added the function type (user-defined functions, the manifest's `functions`; dbt-core #11958).
-      if (
-        !DBT_RESOURCE_TYPES.includes(value) ||
-        (value === 'function' && dbtBefore1(manifest.dbtVersion, 11))
-      )
+      if (!DBT_RESOURCE_TYPES.includes(value))
         throw new DbtSelectionError(
           `${atom}: dbt's resource types are ${DBT_RESOURCE_TYPES.join(', ')} (function from dbt 1.11; dbt refuses any other)`,
           selector,
         );
+      // dbt 1.11 added the function type (user-defined functions, the manifest's `functions`; dbt-core #11958),
+      // 1.8 unit_test and fixture, 1.7 saved_query, 1.6 semantic_model, 1.5 group.
+      if (Object.hasOwn(RESOURCE_TYPES_SINCE, value)) {
+        const minor = RESOURCE_TYPES_SINCE[value] as number;
+        if (dbtBefore1(manifest.dbtVersion, minor))
+          throw new DbtSelectionError(
+            `${atom}: dbt ${manifest.dbtVersion ?? ''}, which wrote the manifest, has no resource type ${value} (dbt 1.${minor} added it) and refuses it, as gds does; its resource types are ${DBT_RESOURCE_TYPES.filter((type) => !dbtBefore1(manifest.dbtVersion, RESOURCE_TYPES_SINCE[type] ?? 0)).join(', ')}`,
+            selector,
+          );
+      }
       if (value === 'function') return pick((n) => n.resourceType === value, others);
       // From dbt 1.6.4 (dbt-core #8589, backported) the method searches dbt's all_nodes: `resource_type:source+`
       // is what reads a source, `+resource_type:exposure` what the exposures are built on (dbt-core #8730;
@@ -1039,7 +1074,7 @@ const TEST_KINDS: Readonly<Record<string, 'generic' | 'singular' | 'unit'>> = {
  * Whether the manifest's dbt is older than 1.`minor`.`patch` (0.x is); an unknown version is taken as a newer
  * one, and a prerelease as its release.
  */
-function dbtBefore1(dbtVersion: string | undefined, minor: number, patch = 0): boolean {
+export function dbtBefore1(dbtVersion: string | undefined, minor: number, patch = 0): boolean {
   const match = /^(\d+)\.(\d+)(?:\.(\d+))?/.exec(dbtVersion ?? '');
   if (match === null) return false;
   const major = Number(match[1]);

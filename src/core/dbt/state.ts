@@ -7,10 +7,11 @@
 // identifier), fqn, configs, quoting, freshness, loaded_at_field or external table; not of its description.
 // A generic test (dbt's GenericTestNode.same_contents) by a change of its config or fqn; a singular test as
 // a model is. An exposure or metric (dbt's Exposure and Metric.same_contents) by a change of its
-// properties, parents or fqn. A new source, exposure or metric is not modified (those same_contents take a
-// node with no old one for the same), a new model, seed, snapshot or test is.
+// properties, parents or fqn; a semantic model or saved query (dbt 1.8's all_nodes) by a change of its
+// properties alone. A new source, exposure, metric, semantic model or saved query is not modified (those
+// same_contents take a node with no old one for the same), a new model, seed, snapshot or test is.
 import type { Manifest, ManifestNode } from './manifest.js';
-import { canonicalJson as canonical } from './manifest.js';
+import { canonicalJson as canonical, LINEAGE_NOT_COMPARED } from './manifest.js';
 
 export const STATE_SELECTORS = [
   'new',
@@ -98,9 +99,13 @@ function callsModifiedMacro(node: ManifestNode, manifest: Manifest, state: Manif
 }
 
 function modified(node: ManifestNode, old: ManifestNode, manifest: Manifest, state: Manifest): boolean {
-  // dbt's Exposure.same_contents and Metric.same_contents: their properties, parents and fqn.
+  // dbt's Exposure.same_contents and Metric.same_contents: their properties, parents and fqn; a semantic
+  // model's and a saved query's (dbt 1.8), their properties alone.
   if (node.state.contents !== undefined)
-    return node.state.contents !== old.state.contents || node.fqn.join('.') !== old.fqn.join('.');
+    return (
+      node.state.contents !== old.state.contents ||
+      (!LINEAGE_NOT_COMPARED.has(node.resourceType) && node.fqn.join('.') !== old.fqn.join('.'))
+    );
   // dbt's GenericTestNode.same_contents: its config and fqn (its body is the call of its generic test, and
   // its arguments are in its name, so in its unique id), besides the macros it calls.
   if (node.resourceType === 'test' && node.test?.name !== undefined)

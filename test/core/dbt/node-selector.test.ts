@@ -120,6 +120,48 @@ describe('nodeSelector', () => {
       expect(selectNodes(single, { exclude: ['fqn:shop.orders.orders'] })).toEqual([]);
     });
 
+    // dbt's path: globs the value in the root project's folder (PathSelectorMethod: root.glob), and before 1.4
+    // skipped every node whose root_path was not the project's: a package's file is no path dbt selects it by,
+    // unless (1.4 on) the root project has a file at that path too. The file's name, with its package and fqn
+    // (file: from dbt 1.2), reaches it alone.
+    const versioned = (dbtVersion: string, ...nodes: Array<Record<string, unknown>>) => {
+      const written = manifest(...nodes);
+      (written['metadata'] as Record<string, unknown>)['dbt_version'] = dbtVersion;
+      return readManifest(written);
+    };
+
+    it("a package's file the root project does not have: not path:, which dbt globs in the root project", () => {
+      const onlyCrm = versioned(
+        '1.8.0',
+        model('orders', { folders: ['orders'], package_name: 'crm' }),
+        model('order_notes', { folders: ['orders', 'orders'], package_name: 'crm' }),
+        model('payments'),
+      );
+      const hint = nodeSelectors([...onlyCrm.nodes.values()], onlyCrm)('model.crm.orders');
+      expect(hint).toBe('package:crm,fqn:crm.orders.orders,file:orders.sql');
+      expectExcludesAlone(onlyCrm, 'model.crm.orders', hint ?? '');
+    });
+
+    it('before dbt 1.4 path: skips every package node: the file name and fqn instead (the fqn alone before 1.2)', () => {
+      const nodes = [
+        model('orders', { folders: ['orders'] }),
+        model('order_lines', { folders: ['orders', 'orders'] }),
+        model('orders', { folders: ['orders'], package_name: 'crm' }),
+        model('order_notes', { folders: ['orders', 'orders'], package_name: 'crm' }),
+      ];
+      const old = versioned('1.3.2', ...nodes);
+      const selectorOf = nodeSelectors([...old.nodes.values()], old);
+      expect(selectorOf('model.crm.orders')).toBe('package:crm,fqn:crm.orders.orders,file:orders.sql');
+      expectExcludesAlone(old, 'model.crm.orders', 'package:crm,fqn:crm.orders.orders,file:orders.sql');
+      // The root project's own model: its path still.
+      expect(selectorOf('model.shop.orders')).toBe('package:shop,path:models/orders/orders.sql');
+      expectExcludesAlone(old, 'model.shop.orders', 'package:shop,path:models/orders/orders.sql');
+      const older = versioned('1.1.5', ...nodes);
+      expect(nodeSelectors([...older.nodes.values()], older)('model.crm.orders')).toBe(
+        'package:crm,fqn:crm.orders.orders',
+      );
+    });
+
     it.each([
       // A snapshot defined in a .yml that documents other nodes too (path: matches their patch_path).
       ['a .yml file', 'snapshots/orders/orders.yml'],

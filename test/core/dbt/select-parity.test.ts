@@ -379,3 +379,90 @@ describe('state:modified compares exposures and metrics too, as dbt-core does', 
     expect(withState(added, ['+state:modified.body'])).toEqual([]);
   });
 });
+
+// dbt 1.8's StateSelectorMethod searches all_nodes, the semantic models and saved queries among them, and
+// compares each with its namesake of the --state manifest by SemanticModel.same_contents (model, description,
+// defaults, entities, dimensions, measures, config, primary_entity, group: not node_relation, dbt-core #9561,
+// nor its parents or fqn) and SavedQuery.same_contents (query_params' metrics, group_by and where,
+// description, label, config, group).
+describe('state:modified compares semantic models and saved queries too, from dbt 1.8', () => {
+  const semanticModel = (extra: Entry = {}) =>
+    other('semantic_model', 'orders_sm', ['model.shop.orders'], {
+      model: "ref('orders')",
+      node_relation: { alias: 'orders', schema_name: 'prod', database: 'dev', relation_name: 'prod.orders' },
+      entities: [{ name: 'order', type: 'primary', expr: 'id' }],
+      dimensions: [{ name: 'status', type: 'categorical' }],
+      measures: [{ name: 'amount', agg: 'sum' }],
+      ...extra,
+    });
+  const metric = other('metric', 'revenue', ['semantic_model.shop.orders_sm'], {
+    type: 'simple',
+    type_params: { measure: { name: 'amount' } },
+  });
+  const savedQuery = (extra: Entry = {}) =>
+    other('saved_query', 'weekly', ['metric.shop.revenue'], {
+      query_params: { metrics: ['revenue'], group_by: [], where: null },
+      label: 'Weekly',
+      ...extra,
+    });
+  const written = (sm: Entry, sq: Entry, dbtVersion = '1.8.9'): Entry => {
+    const p = project({
+      semantic_models: { 'semantic_model.shop.orders_sm': sm },
+      metrics: { 'metric.shop.revenue': metric },
+      saved_queries: { 'saved_query.shop.weekly': sq },
+    });
+    return { ...p, metadata: { ...(p['metadata'] as Entry), dbt_version: dbtVersion } };
+  };
+  const prod = written(semanticModel(), savedQuery());
+  const withState = (pr: Entry, select: string[], state: Entry = prod) =>
+    selectNodes(readManifest(pr), { select }, () => {}, readManifest(state))
+      .map((id) => id.split('.').at(-1))
+      .sort();
+
+  it('unchanged, or only its relation (another target) or parents changed: not modified', () => {
+    expect(withState(prod, ['+state:modified'])).toEqual([]);
+    const otherTarget = written(
+      semanticModel({
+        node_relation: {
+          alias: 'orders',
+          schema_name: 'ci_42',
+          database: 'dev',
+          relation_name: 'ci_42.orders',
+        },
+      }),
+      savedQuery(),
+    );
+    expect(withState(otherTarget, ['+state:modified'])).toEqual([]);
+  });
+
+  it("+state:modified after a semantic model's or a saved query's change selects what it is built on", () => {
+    const dimensionAdded = written(
+      semanticModel({
+        dimensions: [
+          { name: 'status', type: 'categorical' },
+          { name: 'channel', type: 'categorical' },
+        ],
+      }),
+      savedQuery(),
+    );
+    expect(withState(dimensionAdded, ['+state:modified'])).toEqual(['orders']);
+    expect(withState(dimensionAdded, ['state:modified+'])).toEqual([]);
+    const whereChanged = written(
+      semanticModel(),
+      savedQuery({
+        query_params: {
+          metrics: ['revenue'],
+          group_by: [],
+          where: ["{{ Dimension('order__status') }} = 'paid'"],
+        },
+      }),
+    );
+    expect(withState(whereChanged, ['+state:modified'])).toEqual(['orders']);
+    // A new one is new, not modified (same_contents(None) is True).
+    const fresh = written(semanticModel(), savedQuery());
+    const before = written(semanticModel(), savedQuery());
+    delete (before['saved_queries'] as Entry)['saved_query.shop.weekly'];
+    expect(withState(fresh, ['+state:modified'], before)).toEqual([]);
+    expect(withState(fresh, ['+state:new'], before)).toEqual(['orders']);
+  });
+});

@@ -252,7 +252,9 @@ describe('config.materialized: and resource_type: compare the value as it is, as
   it('resource_type:function is refused on a manifest of a dbt before 1.11, as that dbt refuses it', () => {
     expect(() =>
       selectNodes(readManifest(udfManifest('1.10.6')), { select: ['resource_type:function+'] }),
-    ).toThrow(/dbt's resource types are .*\(function from dbt 1\.11; dbt refuses any other\)/);
+    ).toThrow(
+      /dbt 1\.10\.6, which wrote the manifest, has no resource type function \(dbt 1\.11 added it\).*its resource types are model, .*semantic_model, fixture$/,
+    );
   });
 });
 
@@ -1099,6 +1101,31 @@ describe('the methods of the dbt that wrote the manifest (metadata.dbt_version),
       for (const atom of ['constructor:x', 'toString:x', '__proto__:x'])
         expect(() => selected(version, [atom])).toThrow(/gds does not know the selector method/);
   });
+
+  // dbt's resource_type method is NodeType(value), which raises on a type that dbt's NodeType did not have yet:
+  // groups 1.5, semantic models 1.6, saved queries 1.7 (the manifests of 1.4, 1.5, 1.6 and 1.7 add those
+  // sections in turn), unit tests and their fixtures 1.8.
+  it.each([
+    ['group', '1.4.9', '1.5.0'],
+    ['semantic_model', '1.5.12', '1.6.0'],
+    ['saved_query', '1.6.19', '1.7.0'],
+    ['unit_test', '1.7.19', '1.8.0'],
+    ['fixture', '1.7.19', '1.8.0'],
+  ])(
+    'resource_type:%s is refused on a manifest of dbt %s and read from %s, as dbt',
+    (type, before, since) => {
+      const refusal = new RegExp(
+        `resource_type:${type}: dbt ${before.replace(/\./g, '\\.')}, which wrote the manifest, has no resource type ${type}`,
+      );
+      expect(() => selected(before, [`+resource_type:${type}`])).toThrow(refusal);
+      expect(() => selected(before, ['*'], [`resource_type:${type}`])).toThrow(refusal);
+      const warnings: string[] = [];
+      expect(selected(since, [`resource_type:${type}`, 'orders'], [], (w) => warnings.push(w))).toEqual([
+        'orders',
+      ]);
+      expect(warnings).toEqual([expect.stringMatching(/matches no enabled model/)]);
+    },
+  );
 
   it('the dbt that added a method reads it', () => {
     expect(selected('1.5.0', ['group:finance', 'access:public'])).toEqual(['orders']);
