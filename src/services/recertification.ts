@@ -30,12 +30,19 @@ const FIRST_REQUEST_PAGE = 100;
 
 /**
  * The requests a page at a time, for printing each as it arrives, each with every signal it keeps (the list
- * carries a request's latest 20; the rest are read for the requests that have more); with `limit` (-L),
- * only that many are asked for (the service pages by it) and no page after them.
+ * carries a request's latest 20; the rest are read for the requests that have more, a request each) unless
+ * `everySignal` is false: then as listed, in as many requests as pages (the table view shows a request's
+ * count and latest signal, never its earlier ones). With `limit` (-L), only that many are asked for (the
+ * service pages by it) and no page after them.
  */
 export async function* listRecertificationRequestPages(
   client: RecertificationClient,
-  options: { tableId?: string | undefined; all?: boolean | undefined; limit?: number | undefined } = {},
+  options: {
+    tableId?: string | undefined;
+    all?: boolean | undefined;
+    limit?: number | undefined;
+    everySignal?: boolean | undefined;
+  } = {},
 ): AsyncGenerator<{ rows: RecertificationRequest[]; total?: number }, void, undefined> {
   const first = Math.min(options.limit ?? FIRST_REQUEST_PAGE, MAX_REQUEST_PAGE);
   const rest = Math.min(options.limit ?? MAX_REQUEST_PAGE, MAX_REQUEST_PAGE);
@@ -43,7 +50,8 @@ export async function* listRecertificationRequestPages(
   const query = { tableId: options.tableId, all: options.all };
   for await (const page of client.recertification.requestPages(query, [first, rest])) {
     const rows: RecertificationRequest[] = [];
-    for (const request of page.requests) rows.push(await withEverySignal(client, request));
+    if (options.everySignal === false) rows.push(...page.requests);
+    else for (const request of page.requests) rows.push(await withEverySignal(client, request));
     yield { rows, ...(page.total === undefined ? {} : { total: page.total }) };
     seen += page.requests.length;
     if (options.limit !== undefined && seen >= options.limit) return;

@@ -35,6 +35,8 @@ export default class RecertificationList extends ApiCommand<typeof Recertificati
           tableId: table === undefined ? undefined : await this.tableIdOf(client, table, '--table'),
           all,
           limit,
+          // Only --json prints a request's earlier signals: a table of 2,000 requests is one request a page.
+          everySignal: this.out.json,
         }),
         requestColumns,
         {

@@ -1,0 +1,109 @@
+// How many requests a command makes as the workspace grows: a command whose answer does not grow (a table of the
+// open recertification requests, a token for many tables) makes as many requests for 40 of them as for 3,
+// where it made one a request or one a table. gds runs in the test process with GDS_DEBUG=1, whose `→ ` lines on
+// stderr are the requests it sent; the workspace is grown in SQL between the two counts.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runInProcess } from '../helpers/run-in-process.js';
+import type { TestServer } from '../helpers/server.js';
+import { copyTable } from '../helpers/table-copies.js';
+import { startTestServer } from './test-server.js';
+
+/** The two sizes counted at. */
+const FEW = 3;
+const MANY = 40;
+
+let server: TestServer;
+let dir: string;
+
+beforeAll(async () => {
+  server = await startTestServer({ jobs: 'manual' });
+  dir = await mkdtemp(join(tmpdir(), 'gds-e2e-requests-at-size-'));
+  // CERTIFIED copies of customers: many_1 … many_40.
+  await copyTable(server, server.table('customers').id, MANY, 'many');
+});
+
+afterAll(async () => {
+  await server?.close();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+/** gds as the OWNER, with what it printed and the requests it sent (method and path, the base URL left out). */
+async function gds(args: string[]) {
+  const result = await runInProcess(args, {
+    env: {
+      HOME: dir,
+      GDS_CONFIG_DIR: join(dir, 'config'),
+      SERVICE_API_URL: server.url,
+      SERVICE_TOKEN: server.user('OWNER').cliToken,
+      GDS_DEBUG: '1',
+    },
+  });
+  const requests = result.stderr
+    .split('\n')
+    .filter((line) => line.startsWith('gds: → '))
+    .map((line) =>
+      line
+        .slice('gds: → '.length)
+        .replace(/ \(token .*\)$/, '')
+        .replace(server.url, ''),
+    );
+  return { ...result, requests };
+}
+
+describe('gds recertification list', () => {
+  /** Requests filed so far: one OPEN request a copy, each merged by 25 nightly signals besides its first. */
+  let filed = 0;
+  const NIGHTS = 25;
+
+  async function fileRequests(upTo: number) {
+    for (; filed < upTo;) {
+      filed += 1;
+      const applied = await server.request('PUT', `/api/tables/tbl_many_${filed}/gate1`, {
+        token: server.user('OWNER').cliToken,
+        body: {
+          content: 'customPredicates:\n  - name: has_id\n    sql: id IS NOT NULL\n    severity: HARD_FAIL\n',
+        },
+      });
+      expect(applied.status, JSON.stringify(applied.body)).toBe(200);
+      const requestId: string = applied.body.recertificationRequestId;
+      await server.sql(
+        `INSERT INTO gds.recertification_signals (id, request_id, cause, details, created_by, created_at)
+         SELECT 'rcs_night_${filed}_' || n, $1, 'manual', jsonb_build_object('trigger', 'night ' || n), NULL,
+                now() + n * interval '1 second'
+           FROM generate_series(1, ${NIGHTS}) AS n`,
+        [requestId],
+      );
+      await server.sql(
+        `UPDATE gds.recertification_requests SET signal_count = signal_count + ${NIGHTS} WHERE id = $1`,
+        [requestId],
+      );
+    }
+  }
+
+  it(`the table of ${FEW} and of ${MANY} requests with earlier signals is one request; --json reads them`, async () => {
+    for (const size of [FEW, MANY]) {
+      await fileRequests(size);
+      const table = await gds(['recertification', 'list']);
+      expect(table.code, table.stderr).toBe(0);
+      const rows = table.stdout.trim().split('\n');
+      expect(rows).toHaveLength(size);
+      // Each row's Signals (the request's count) and Latest (its newest signal), as the list carries them.
+      for (const row of rows)
+        expect(row).toMatch(new RegExp(`\\t${NIGHTS + 1}\\t.*trigger: night ${NIGHTS}\\b`));
+      expect(table.requests).toEqual(['GET /api/recertification-requests?limit=100']);
+
+      // --json prints every signal of each request: those before the latest 20 are read a request each.
+      const json = await gds(['recertification', 'list', '--json']);
+      expect(json.code, json.stderr).toBe(0);
+      const listed = json.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { signals: unknown[] });
+      expect(listed.map((request) => request.signals.length)).toEqual(Array(size).fill(NIGHTS + 1));
+      expect(json.requests).toHaveLength(1 + size);
+    }
+  });
+});
