@@ -248,6 +248,62 @@ export async function withProfileLock<T>(
 }
 
 /**
+ * Runs `fn` holding the locks of several profiles (`gds auth logout`: all of them), taken all or none: when one
+ * is held by another process, those already taken are let go before waiting and trying again. A command holds
+ * one profile's lock while it waits for another's (`gds tokens issue --profile a --save-profile b` holds b's
+ * while it renews a's sign-in under a's): holding some of these while waiting for the rest, in any order, would
+ * let the two wait for each other until one gave up (config_locked). Gives up as a single lock does (about 20 s
+ * in all), naming the lock it last found held.
+ */
+export async function withProfileLocks<T>(
+  names: readonly string[],
+  fn: () => Promise<T>,
+  options: { env?: Env } = {},
+): Promise<T> {
+  const dir = await ensureConfigDir(options.env);
+  const targets = [...new Set(names.map((name) => join(dir, `profile-${checkProfileName(name)}`)))].sort();
+  const held = profileLocksHeld().getStore() ?? [];
+  const { setTimeout: sleep } = process.getBuiltinModule('node:timers/promises');
+  const started = Date.now();
+  for (let attempt = 0; ; attempt += 1) {
+    const taken: { lock: HeldLock; file: FileLock }[] = [];
+    let busy: CliError | undefined;
+    for (const target of targets) {
+      if (held.some((lock) => lock.target === target && !lock.released)) continue;
+      try {
+        const file = await acquire(target, `${target}.lock`, 0);
+        taken.push({ file, lock: { target, released: false, stillHeld: file.stillHeld } });
+      } catch (error) {
+        if (!(error instanceof CliError && error.code === 'config_locked')) {
+          await letGo(taken);
+          throw error;
+        }
+        busy = error;
+        break;
+      }
+    }
+    if (busy === undefined) {
+      try {
+        return await profileLocksHeld().run([...held, ...taken.map((t) => t.lock)], fn);
+      } finally {
+        await letGo(taken);
+      }
+    }
+    await letGo(taken);
+    if (Date.now() - started >= lockWaitMs) throw busy;
+    await sleep(Math.min(lockOptions.retries.maxTimeout, 10 * 1.2 ** attempt) * (1 + Math.random()));
+  }
+}
+
+/** Lets go of the locks taken, the last first; work left running sees them as gone (see withProfileLock). */
+async function letGo(taken: readonly { lock: HeldLock; file: FileLock }[]): Promise<void> {
+  for (const { lock, file } of [...taken].reverse()) {
+    lock.released = true;
+    await file.release();
+  }
+}
+
+/**
  * Runs `fn` holding the cross-process lock the config file is written under (`<path>.lock`, proper-lockfile)
  * on a file outside the config folder: a read-merge-write of another of gds's files (recertify-state.ts).
  * `fn` calls `assertHeld` just before it writes, and renames its temporary copy with renameWhileHeld: it throws
@@ -291,6 +347,9 @@ const lockOptions = {
   retries: { retries: 200, factor: 1.2, minTimeout: 10, maxTimeout: 100, randomize: true },
 } as const;
 
+/** How long withProfileLocks waits in all, as a single lock's retries do. */
+const lockWaitMs = 20_000;
+
 /**
  * Runs `fn` holding the lock. `stillHeld` says whether the lock is still this holder's: proper-lockfile has not
  * noticed it lost, and the disk agrees: the lock folder's mtime is still the last one this holder wrote, its
@@ -302,6 +361,29 @@ async function withLock<T>(
   lockfilePath: string,
   fn: (assertHeld: () => Promise<void>, stillHeld: () => Promise<boolean>) => Promise<T>,
 ): Promise<T> {
+  const held = await acquire(target, lockfilePath, lockOptions.retries);
+  try {
+    return await fn(held.assertHeld, held.stillHeld);
+  } finally {
+    await held.release();
+  }
+}
+
+interface FileLock {
+  readonly stillHeld: () => Promise<boolean>;
+  readonly assertHeld: () => Promise<void>;
+  release(): Promise<void>;
+}
+
+/**
+ * Takes the lock (see withLock), waiting as `retries` says: with 0, once (config_locked at once when another
+ * process holds it and it is not stale).
+ */
+async function acquire(
+  target: string,
+  lockfilePath: string,
+  retries: (typeof lockOptions)['retries'] | 0,
+): Promise<FileLock> {
   let compromised: Error | undefined;
   let release: () => Promise<void>;
   const touches = lockTouches(lockfilePath);
@@ -311,6 +393,7 @@ async function withLock<T>(
     const { lock } = await import('proper-lockfile');
     release = await lock(target, {
       ...lockOptions,
+      retries,
       lockfilePath,
       fs: touches.fs,
       onCompromised: (error) => {
@@ -319,7 +402,7 @@ async function withLock<T>(
       },
     });
   } catch (error) {
-    debugLog(`lock ${lockfilePath}: not taken after ${Date.now() - asked} ms`);
+    if (retries !== 0) debugLog(`lock ${lockfilePath}: not taken after ${Date.now() - asked} ms`);
     throw lockError(lockfilePath, error);
   }
   debugLog(`lock ${lockfilePath}: taken after ${Date.now() - asked} ms`);
@@ -337,14 +420,16 @@ async function withLock<T>(
       suggestion: 'Nothing was written. Run the command again.',
     });
   };
-  try {
-    return await fn(assertHeld, stillHeld);
-  } finally {
-    // A lock another process took over is theirs: letting go must not remove it.
-    if (compromised === undefined && !(await touches.ours())) touches.disown();
-    await release().catch(() => undefined);
-    debugLog(`lock ${lockfilePath}: let go`);
-  }
+  return {
+    stillHeld,
+    assertHeld,
+    async release() {
+      // A lock another process took over is theirs: letting go must not remove it.
+      if (compromised === undefined && !(await touches.ours())) touches.disown();
+      await release().catch(() => undefined);
+      debugLog(`lock ${lockfilePath}: let go`);
+    },
+  };
 }
 
 /**

@@ -10,6 +10,7 @@ import {
   removeConfigFile,
   updateConfig,
   withProfileLock,
+  withProfileLocks,
 } from './config.js';
 import { checkBaseUrl } from './credentials.js';
 import type { SecretStorage } from './secret-store.js';
@@ -130,25 +131,26 @@ export async function removeProfile(name: string, options: ProfileOptions = {}):
 /**
  * `gds auth logout`: every profile's keychain entry, then the config file itself. Under every profile's lock,
  * as removeProfile is under its one: a gds refreshing a profile meanwhile would otherwise save the rotated
- * tokens after the file is gone, and the profile would come back signed in.
+ * tokens after the file is gone, and the profile would come back signed in. The locks are taken all or none
+ * (withProfileLocks): a logout that held some while it waited for the rest would wait for a command that
+ * holds one of those and waits for one it holds (`gds tokens issue --profile a --save-profile b`).
  */
 export async function removeAllProfiles(options: ProfileOptions = {}): Promise<LogoutResult> {
-  const names = Object.keys((await readForLogout(options))?.profiles ?? {})
-    .filter(lockable)
-    .sort();
-  const underLocks = async (index: number): Promise<LogoutResult> => {
-    const name = names[index];
-    if (name !== undefined) return withProfileLock(name, () => underLocks(index + 1), options);
-    // Read again under the locks: a refresh that finished while they were awaited changed the profiles.
-    const config = await readForLogout(options);
-    const removed: RemovedProfile[] = [];
-    for (const [profileName, profile] of Object.entries(config?.profiles ?? {})) {
-      removed.push(await forget(profileName, profile, options));
-    }
-    const configFileRemoved = await removeConfigFile(options);
-    return { removed, activeProfile: null, configFileRemoved };
-  };
-  return underLocks(0);
+  const names = Object.keys((await readForLogout(options))?.profiles ?? {}).filter(lockable);
+  return withProfileLocks(
+    names,
+    async () => {
+      // Read again under the locks: a refresh that finished while they were awaited changed the profiles.
+      const config = await readForLogout(options);
+      const removed: RemovedProfile[] = [];
+      for (const [profileName, profile] of Object.entries(config?.profiles ?? {})) {
+        removed.push(await forget(profileName, profile, options));
+      }
+      const configFileRemoved = await removeConfigFile(options);
+      return { removed, activeProfile: null, configFileRemoved };
+    },
+    options,
+  );
 }
 
 /** A name no gds command takes (a hand-edited file) has no lock: nothing can be refreshing it. */
