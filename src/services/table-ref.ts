@@ -1,6 +1,6 @@
 // A table name wherever a table id goes: an argument shaped like an id (`tbl_…`) is used as it
 // is, with no request; anything else is a name, looked up once per process with one `GET /api/tables?name=`
-// (case-insensitive, exact). One table of that name is used; several are exit 2 listing each id with its
+// (case-insensitive, exact; several names at once with the name repeated, resolveTableIds). One table of that name is used; several are exit 2 listing each id with its
 // environment (`--env` picks). When no table has that name, the argument may still be an id of another
 // shape: one `GET /api/tables/{ref}/status` says whether it is; if not, exit 5, with the nearest name when
 // one is close.
@@ -31,12 +31,17 @@ export interface ResolveOptions {
 /** Names already resolved in this process, per client: each name costs one request at most. */
 const resolved = new WeakMap<object, Map<string, Promise<TableListRow[]>>>();
 
-function rowsNamed(client: TableRefClient, name: string, signal?: AbortSignal): Promise<TableListRow[]> {
+function namesResolved(client: TableRefClient): Map<string, Promise<TableListRow[]>> {
   let cache = resolved.get(client);
   if (cache === undefined) {
     cache = new Map();
     resolved.set(client, cache);
   }
+  return cache;
+}
+
+function rowsNamed(client: TableRefClient, name: string, signal?: AbortSignal): Promise<TableListRow[]> {
+  const cache = namesResolved(client);
   const key = name.toLowerCase();
   let rows = cache.get(key);
   if (rows === undefined) {
@@ -82,6 +87,34 @@ export async function resolveTableId(
   }
   if (named.length === 0 && (await isIdOfATable(client, ref, options.signal))) return ref;
   throw await notFound(client, ref, named, env, flag);
+}
+
+/**
+ * The table ids of several references (`tokens issue --table`, repeated): the names among them looked up together
+ * (`named`: up to 500 names a request) instead of a request a name, then each resolved as resolveTableId resolves
+ * one (--env, several tables of a name, errors). A name that lookup found no table of is asked alone, as before:
+ * it may be an id of another shape, or it is on its way to an error.
+ */
+export async function resolveTableIds(
+  client: TableRefClient,
+  refs: readonly string[],
+  options: ResolveOptions = {},
+): Promise<string[]> {
+  const names = [...new Set(refs.filter((ref) => !isTableId(ref)))];
+  const cache = namesResolved(client);
+  const unasked = names.filter((name) => !cache.has(name.toLowerCase()));
+  if (unasked.length > 1) {
+    const found = await client.tables.named(
+      unasked,
+      options.signal === undefined ? {} : { signal: options.signal },
+    );
+    for (const name of unasked) {
+      const key = name.toLowerCase();
+      const rows = found.filter((table) => table.name.toLowerCase() === key);
+      if (rows.length > 0) cache.set(key, Promise.resolve(rows));
+    }
+  }
+  return Promise.all(refs.map((ref) => resolveTableId(client, ref, options)));
 }
 
 /** Whether `ref`, named by no table, is the id of one (an id not shaped `tbl_…`): 404 says it is not. */

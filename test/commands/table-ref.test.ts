@@ -3,7 +3,7 @@
 import { http, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
 import { CliError } from '../../src/core/errors.js';
-import { isTableId, resolveTableId } from '../../src/services/table-ref.js';
+import { isTableId, resolveTableId, resolveTableIds } from '../../src/services/table-ref.js';
 import { BASE, useMockApi, useMockClient } from '../client/mock-api.js';
 
 const api = useMockApi();
@@ -95,5 +95,57 @@ describe('resolveTableId', () => {
       exitCode: 5,
       code: 'table_not_found',
     });
+  });
+});
+
+describe('resolveTableIds', () => {
+  const held = [
+    row('tbl_1', 'orders', 'dev'),
+    row('tbl_2', 'orders', 'production'),
+    row('tbl_3', 'Customers', 'production'),
+  ];
+  const byNames = () =>
+    http.get(`${BASE}/api/tables`, ({ request }) => {
+      const names = new URL(request.url).searchParams.getAll('name').map((n) => n.toLowerCase());
+      return HttpResponse.json({
+        tables: held.filter((t) => names.includes(t.name.toLowerCase())),
+        nextCursor: null,
+      });
+    });
+  const sent = () => api.seen.map((r) => `${r.method} ${r.url.pathname}${r.url.search}`);
+
+  it('the names in one request, ids none, each as resolveTableId resolves it (--env picks)', async () => {
+    api.use(byNames());
+    const ids = await resolveTableIds(newClient(), ['orders', 'tbl_9', 'customers', 'ORDERS'], {
+      env: 'production',
+    });
+    expect(ids).toEqual(['tbl_2', 'tbl_9', 'tbl_3', 'tbl_2']);
+    expect(sent()).toEqual(['GET /stage/api/tables?name=orders&name=customers&name=ORDERS&limit=1000']);
+  });
+
+  it('several tables of a name: exit 2 as for one reference', async () => {
+    api.use(byNames());
+    await expect(resolveTableIds(newClient(), ['customers', 'orders'])).rejects.toMatchObject({
+      exitCode: 2,
+      code: 'ambiguous_table_name',
+    });
+  });
+
+  it('a name no table holds is asked alone, as resolveTableId asks it: exit 5', async () => {
+    api.use(
+      byNames(),
+      http.get(`${BASE}/api/tables/:id/status`, () =>
+        HttpResponse.json({ error: 'table_not_found', message: 'no such table' }, { status: 404 }),
+      ),
+    );
+    await expect(resolveTableIds(newClient(), ['customers', 'nope'])).rejects.toMatchObject({
+      exitCode: 5,
+      code: 'table_not_found',
+    });
+    expect(sent().slice(0, 3)).toEqual([
+      'GET /stage/api/tables?name=customers&name=nope&limit=1000',
+      'GET /stage/api/tables?name=nope',
+      'GET /stage/api/tables/nope/status',
+    ]);
   });
 });

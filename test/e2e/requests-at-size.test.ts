@@ -107,3 +107,32 @@ describe('gds recertification list', () => {
     }
   });
 });
+
+describe('gds tokens issue', () => {
+  it(`a token for ${FEW} and for ${MANY} tables by name: their names in one request`, async () => {
+    for (const size of [FEW, MANY]) {
+      const names = Array.from({ length: size }, (_, i) => `many_${i + 1}`);
+      const issued = await gds([
+        'tokens',
+        'issue',
+        '--name',
+        `loader-${size}`,
+        '--env',
+        'dev',
+        ...names.flatMap((name) => ['--table', `${name}:read`]),
+        '--json',
+      ]);
+      expect(issued.code, issued.stderr).toBe(0);
+      expect(issued.requests).toEqual([
+        `GET /api/tables?${names.map((name) => `name=${name}`).join('&')}&limit=1000`,
+        'POST /api/integration/tokens',
+      ]);
+      // The token grants every table named, each by its id.
+      const [held] = await server.sql<{ tableIds: Record<string, string> }>(
+        'SELECT table_ids AS "tableIds" FROM gds.integration_tokens WHERE name = $1',
+        [`loader-${size}`],
+      );
+      expect(Object.values(held?.tableIds ?? {}).sort()).toEqual(names.map((name) => `tbl_${name}`).sort());
+    }
+  });
+});

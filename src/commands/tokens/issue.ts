@@ -10,7 +10,7 @@ import {
   saveProfileFlags,
   tokenExpiries,
 } from '../../cli/token-bundle.js';
-import { resolveTableId } from '../../services/table-ref.js';
+import { resolveTableIds } from '../../services/table-ref.js';
 import { saveIntegrationTokens } from '../../auth/integration-profile.js';
 
 export default class TokensIssue extends ApiCommand<typeof TokensIssue> {
@@ -61,18 +61,16 @@ export default class TokensIssue extends ApiCommand<typeof TokensIssue> {
     const issue = () =>
       this.withClient(async (client, session) => {
         // A table name is looked up among the tables of the token's environment (any, for *).
-        const tables =
+        // The names in one request (up to 500), not a request each.
+        const ids =
           table === undefined
             ? undefined
-            : await Promise.all(
-                table.map(async (grant) => ({
-                  ...grant,
-                  tableId: await resolveTableId(client, grant.tableId, {
-                    ...(env === '*' ? {} : { env }),
-                    flag: '--table',
-                  }),
-                })),
+            : await resolveTableIds(
+                client,
+                table.map((grant) => grant.tableId),
+                { ...(env === '*' ? {} : { env }), flag: '--table' },
               );
+        const tables = table?.map((grant, i) => ({ ...grant, tableId: ids?.[i] ?? grant.tableId }));
         return { issued: await issueToken(client, { name, env, tables, scopes }), base: session.baseUrl };
       });
     const saveTo = this.flags['save-profile'];
