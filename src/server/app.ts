@@ -25,7 +25,7 @@ import {
   handleError,
   MAX_PARAM_LENGTH,
 } from './errors.js';
-import { checkPathIds } from './input-rule.js';
+import { checkIds } from './input-rule.js';
 import type { JobControl, JobsMode } from './governance/jobs.js';
 import { JobRunner } from './governance/jobs.js';
 import { OwnNames } from './host-check.js';
@@ -336,10 +336,10 @@ function buildApp(
     const [id] = ids;
     if (ids.length !== 1 || typeof id !== 'string')
       throw new Error(`guardBeforeBody(guard, named) needs a route of one path id; ${route} is not`);
-    checkPathIds(request.params);
+    checkIds(request.params);
     await idGuard(ctx, request.caller, id);
   });
-  app.addHook('preValidation', async (request) => checkPathIds(request.params));
+  app.addHook('preValidation', async (request) => checkIds(request.params));
   app.setErrorHandler(handleError);
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? '';

@@ -3,6 +3,7 @@
 import { maxHeaderSize, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { MAX_ID_LENGTH } from './ids.js';
 
 export class HttpError extends Error {
   constructor(
@@ -147,8 +148,8 @@ export function frameworkErrorHandler(error: FastifyError, request: FastifyReque
   }
 }
 
-/** The router's longest path parameter (Fastify's default): a longer one is 414 `uri_too_long`. */
-export const MAX_PARAM_LENGTH = 100;
+/** The router's longest path parameter, the longest id (Fastify's default): a longer one is 414 `uri_too_long`. */
+export const MAX_PARAM_LENGTH = MAX_ID_LENGTH;
 
 /** The start of a path, for a message about a path too long or malformed to repeat whole. */
 function preview(path: string): string {

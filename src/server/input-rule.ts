@@ -6,6 +6,7 @@
 import { textTooLong } from '../core/text-bounds.js';
 import { badCharacter, findBadString, MAX_INPUT_NESTING } from '../core/text-rule.js';
 import { badRequest, notFound } from './errors.js';
+import { cutId, MAX_ID_LENGTH } from './ids.js';
 
 /** Whether `value` nests arrays and objects deeper than MAX_INPUT_NESTING (iterative: any depth is safe). */
 export function nestedTooDeep(value: unknown): boolean {
@@ -46,10 +47,31 @@ export function checkInput(value: unknown, where: string): void {
   );
 }
 
-/** A path id that breaks the input rule (a NUL, an unpaired surrogate) names nothing: 404, as an unknown id. */
-export function checkPathIds(params: unknown): void {
-  for (const [name, value] of Object.entries((params ?? {}) as Record<string, unknown>)) {
-    const bad = typeof value === 'string' ? badCharacter(value) : undefined;
+/** What a door answers for an unknown id of each kind (`not_found` for another). */
+const NOT_FOUND_CODES: Record<string, string> = {
+  tableId: 'table_not_found',
+  recordId: 'record_not_found',
+  jobId: 'job_not_found',
+  requestId: 'recertification_request_not_found',
+  tokenId: 'token_not_found',
+  connectorId: 'connector_not_found',
+};
+
+/**
+ * The ids a request names (REST path parameters, GraphQL and MCP arguments), before any is looked up: one that
+ * breaks the input rule (a NUL, an unpaired surrogate) or is longer than MAX_ID_LENGTH names nothing, 404 as
+ * an unknown id; a long one is said back cut.
+ */
+export function checkIds(ids: unknown): void {
+  for (const [name, value] of Object.entries((ids ?? {}) as Record<string, unknown>)) {
+    if (typeof value !== 'string') continue;
+    if (value.length > MAX_ID_LENGTH)
+      throw notFound(
+        NOT_FOUND_CODES[name] ?? 'not_found',
+        `No ${name} ${cutId(value)} exists: an id is at most ${MAX_ID_LENGTH} characters.`,
+        { [name]: cutId(value), length: value.length },
+      );
+    const bad = badCharacter(value);
     if (bad !== undefined)
       throw notFound('not_found', `No ${name} ${JSON.stringify(value)} exists: it holds ${bad}.`);
   }

@@ -386,6 +386,66 @@ describe('MCP', () => {
   });
 });
 
+describe('an id longer than 100 characters, at every door', () => {
+  it('is the unknown id’s 404 at GraphQL and MCP, said back cut; REST’s router refuses the path (414)', async () => {
+    const long = `tbl_${'\u001b[31m'.repeat(2)}${'x'.repeat(200_000)}`;
+    const token = (
+      await server.issueToken('OWNER', {
+        name: 'long ids',
+        env: 'dev',
+        scopes: [{ tableId: crm, permissions: ['read'] }],
+      })
+    ).tokens.accessToken;
+    const fields = [
+      'table(id: $t) { id }',
+      'records(tableId: $t) { total }',
+      'record(tableId: $t, id: "rec_1") { id }',
+    ];
+    const answer = await graphql(
+      token,
+      `query($t: ID!) { ${fields.map((f, i) => `f${i}: ${f}`).join(' ')} }`,
+      { t: long },
+    );
+    expect(answer.status).toBe(200);
+    // Root fields are non-null: graphql-js answers the first refusal, whichever field it is.
+    for (const error of answer.body.errors)
+      expect(error.extensions).toEqual({ code: 'table_not_found', status: 404 });
+    expect(answer.body.errors[0].message).toContain('(200,014 characters)');
+    expect(answer.body.errors[0].message).not.toContain('\u001b');
+    expect(JSON.stringify(answer.body).length).toBeLessThan(2_000);
+    const record = await graphql(token, `query($r: ID!) { record(tableId: "${crm}", id: $r) { id } }`, {
+      r: `rec_${'y'.repeat(5_000)}`,
+    });
+    expect(record.body.errors[0].extensions).toEqual({ code: 'record_not_found', status: 404 });
+    expect(JSON.stringify(record.body).length).toBeLessThan(1_000);
+
+    const client = await mcpClient(token);
+    try {
+      for (const [name, args, code] of [
+        ['describe_table', { tableId: long }, 'table_not_found'],
+        ['list_records', { tableId: long }, 'table_not_found'],
+        ['get_record', { tableId: crm, recordId: `rec_${'y'.repeat(5_000)}` }, 'record_not_found'],
+      ] as const) {
+        const refusedCall = await client.callTool({ name, arguments: args });
+        expect(refusedCall.isError, name).toBe(true);
+        const [text] = refusedCall.content as Array<{ text: string }>;
+        expect(JSON.parse(text!.text).error.code, name).toBe(code);
+        expect(text!.text.length, name).toBeLessThan(1_000);
+      }
+    } finally {
+      await client.close();
+    }
+    // REST: a path segment that long is refused by the router, before any route, with the path's start only.
+    const rest = await server.request('GET', `/api/tables/${'x'.repeat(5_000)}/records`, { token });
+    expect(rest.status).toBe(414);
+    expect(JSON.stringify(rest.body).length).toBeLessThan(1_000);
+    // An id of 100 characters is looked up: the unknown table's own 404.
+    const hundred = await graphql(token, `{ table(id: "${'t'.repeat(100)}") { id } }`);
+    expect(hundred.body.errors[0].extensions).toEqual({ code: 'table_not_found', status: 404 });
+    expect(hundred.body.errors[0].message).toContain('t'.repeat(100));
+  });
+});
+
 describe('every door refuses a dead or foreign token alike', () => {
   const dead: Record<string, string> = {};
   let orphanIssuer: string;

@@ -6,7 +6,7 @@ import type { TableRecord } from '../../contract/types.js';
 import type { IntegrationCaller } from '../auth/caller.js';
 import type { AppContext } from '../context.js';
 import { badRequest } from '../errors.js';
-import { checkInput } from '../input-rule.js';
+import { checkIds, checkInput } from '../input-rule.js';
 import { stringParam } from '../query.js';
 import type { GrantedTableRow } from '../records/access.js';
 import { grantedTable, grantedTables } from '../records/access.js';
@@ -49,6 +49,7 @@ export class DataReads {
 
   async table(tableId: string): Promise<TableDescription> {
     checkInput({ tableId }, 'request');
+    checkIds({ tableId });
     const table = await grantedTable(this.ctx, this.caller, tableId, 'read');
     return {
       id: table.id,
@@ -62,6 +63,7 @@ export class DataReads {
   /** A page by key: the first page counts the matches, later ones (after a cursor) do not. */
   async records(request: PageRequest): Promise<ListResult> {
     checkInput(request, 'request');
+    checkIds({ tableId: request.tableId });
     const first = request.first ?? 50;
     if (!Number.isInteger(first) || first < 1 || first > MAX_PAGE)
       throw badRequest('invalid_query', `first must be an integer from 1 to ${MAX_PAGE}; got ${first}.`, {
@@ -81,6 +83,7 @@ export class DataReads {
 
   async record(tableId: string, recordId: string): Promise<TableRecord> {
     checkInput({ tableId, recordId }, 'request');
+    checkIds({ tableId, recordId });
     const table = await grantedTable(this.ctx, this.caller, tableId, 'read');
     return getRecord(this.ctx.db, table, recordId);
   }

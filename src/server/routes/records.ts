@@ -20,7 +20,7 @@ import type { Queryable } from '../db/handle.js';
 import { callerOf } from '../context.js';
 import { parseBody } from '../contract.js';
 import { badRequest } from '../errors.js';
-import { checkPathIds } from '../input-rule.js';
+import { checkIds } from '../input-rule.js';
 import type { Query } from '../query.js';
 import { intParam, rejectUnknownParams, stringParam } from '../query.js';
 import {
@@ -60,7 +60,7 @@ export function recordRoutes(app: FastifyInstance, ctx: AppContext): void {
       // table holds none of that id). The handler takes the table from here.
       const caller = requireDataApi(request.caller);
       const { tableId, recordId } = request.params as { tableId: string; recordId?: string };
-      checkPathIds(request.params);
+      checkIds(request.params);
       const permission = request.method === 'GET' ? 'read' : 'write';
       const table = await grantedTable(ctx, caller, tableId, permission);
       if (permission === 'write' && recordId !== undefined) await assertRecord(ctx.db, table, recordId);
