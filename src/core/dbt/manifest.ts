@@ -198,6 +198,12 @@ export interface Manifest {
    */
   testMacros: ReadonlySet<string>;
   /**
+   * The implementations a test's SQL is dispatched to, as `package.macro` (`dbt.default__test_unique`,
+   * `shop.snowflake__test_unique`, `dbt_expectations.duckdb__regexp_instr`): what tells a project that overrides
+   * a test gds maps (tests.ts: overridingMacro).
+   */
+  testImplementations: ReadonlySet<string>;
+  /**
    * How dbt_expectations' `postgres__regexp_instr` (its macro_sql, which every manifest of a project using the
    * package holds) treats a value its regex does not match: `coalesce` (0.8.4 and later: it counts 0 matches, so
    * expect_column_values_to_match_regex fails a NULL and an unmatched value), `null` (before: array_length of no
@@ -277,6 +283,7 @@ export class ManifestReader {
   private readonly selectors = new Map<string, { definition: unknown; default: boolean }>();
   private readonly macros = new Map<string, { sql: string; dependsOn: string[] }>();
   private readonly testMacros = new Set<string>();
+  private readonly testImplementations = new Set<string>();
   private readonly disabledSchemas = new Set<string>();
   private postgresRegexpInstr: 'coalesce' | 'null' | undefined;
   /** One string for each name the nodes repeat (package, schema, paths, ids in depends_on, …). */
@@ -330,6 +337,9 @@ export class ManifestReader {
       const id = text(raw['unique_id']) ?? key;
       const generic = /^macro\.([^.]+)\.test_(.+)$/.exec(id);
       if (generic !== null) this.testMacros.add(this.same(`${generic[1] ?? ''}.${generic[2] ?? ''}`));
+      const implementation = /^macro\.([^.]+)\.((?:[a-z0-9_]+__)?(?:test_.+|regexp_instr))$/.exec(id);
+      if (implementation !== null)
+        this.testImplementations.add(`${implementation[1] ?? ''}.${implementation[2] ?? ''}`);
       if (id === 'macro.dbt_expectations.postgres__regexp_instr')
         this.postgresRegexpInstr = /\bcoalesce\s*\(/i.test(text(raw['macro_sql']) ?? '')
           ? 'coalesce'
@@ -373,6 +383,7 @@ export class ManifestReader {
       selectors: this.selectors,
       macros: this.macros,
       testMacros: this.testMacros,
+      testImplementations: this.testImplementations,
       ...(this.postgresRegexpInstr === undefined ? {} : { postgresRegexpInstr: this.postgresRegexpInstr }),
       ...(this.withConfigs ? {} : { withoutConfigs: true as const }),
       ...(this.disabledSchemas.size === 0 ? {} : { disabledSchemas: this.disabledSchemas }),

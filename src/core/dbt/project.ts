@@ -462,6 +462,11 @@ class ProjectReader {
       declaredNullRates: declaredNullRates(node, names, warnings),
       grammar: this.grammar,
       writtenByFusion: writtenByFusion(this.manifest.dbtVersion),
+      macros: {
+        tests: this.manifest.testMacros,
+        implementations: this.manifest.testImplementations,
+        ...(this.manifest.projectName === undefined ? {} : { rootProject: this.manifest.projectName }),
+      },
       ...(this.manifest.postgresRegexpInstr === undefined
         ? {}
         : { postgresRegexpInstr: this.manifest.postgresRegexpInstr }),

@@ -59,6 +59,8 @@ export interface TestContext {
   writtenByFusion?: boolean;
   /** How dbt_expectations' postgres__regexp_instr treats an unmatched value (Manifest.postgresRegexpInstr). */
   postgresRegexpInstr?: 'coalesce' | 'null';
+  /** The manifest's generic tests and the implementations they dispatch to (Manifest.testMacros, testImplementations). */
+  macros?: { tests: ReadonlySet<string>; implementations: ReadonlySet<string>; rootProject?: string };
 }
 
 /**
@@ -405,6 +407,13 @@ function mapOne(node: ManifestNode, written: ManifestTest, context: TestContext)
       `its thresholds (${test.thresholds}) let some failing rows pass; a Gate 1 check fails on the first`,
     );
   const kind = `${test.namespace === undefined ? '' : `${test.namespace}.`}${test.name}`;
+  const overriding = node.uniqueId.includes(':constraint:')
+    ? undefined
+    : overridingMacro(test.namespace, test.name ?? '', kind, context);
+  if (overriding !== undefined)
+    return refused(
+      `the project runs its own macro ${overriding} for ${kind} tests, not the one gds maps: gds cannot tell what its SQL checks`,
+    );
   const where = test.where;
   if (where !== undefined && JINJA.test(where))
     return refused(`its where: condition is a Jinja template (${where}), not a plain SQL condition`);
@@ -610,6 +619,85 @@ function mapOne(node: ManifestNode, written: ManifestTest, context: TestContext)
     default:
       return refused(`gds has no Gate 1 rule for ${kind} tests`);
   }
+}
+
+/** The tests mapOne turns into rules; any other is not mapped whatever macro runs it. */
+const MAPPED_KINDS: ReadonlySet<string> = new Set([
+  'not_null',
+  'unique',
+  'accepted_values',
+  'relationships',
+  'dbt_utils.unique_combination_of_columns',
+  'dbt_utils.expression_is_true',
+  'dbt_utils.accepted_range',
+  'dbt_expectations.expect_column_values_to_not_be_null',
+  'dbt_expectations.expect_column_values_to_be_unique',
+  'dbt_expectations.expect_compound_columns_to_be_unique',
+  'dbt_expectations.expect_column_values_to_be_in_set',
+  'dbt_expectations.expect_column_values_to_not_be_in_set',
+  'dbt_expectations.expect_column_values_to_be_between',
+  'dbt_expectations.expect_column_values_to_match_regex',
+]);
+
+/** The adapters whose dbt plugin builds on another's: dispatch tries the parent's implementation next. */
+const PARENT_ADAPTERS: Readonly<Record<string, readonly string[]>> = {
+  redshift: ['postgres'],
+  materialize: ['postgres'],
+  greenplum: ['postgres'],
+  risingwave: ['postgres'],
+  databricks: ['spark'],
+  sqlserver: ['fabric'],
+  synapse: ['fabric', 'sqlserver'],
+};
+
+/**
+ * The macro of the project (or of a package) that dbt runs for a test instead of the one gds reads, or
+ * undefined. dbt calls a built-in test by its bare name (`test_not_null`), which a project's or a package's
+ * macro of that name overrides, and each test it maps dispatches its SQL (`adapter.dispatch('test_unique',
+ * 'dbt')`, dbt_utils' `'dbt_utils'`, dbt_expectations' `regexp_instr`): for the namespace `dbt` every package
+ * is searched before dbt's own, the root project first; for a package's namespace the root project is
+ * searched before the package. In each, `<adapter>__`, its parent's, then `default__` (dbt-core's
+ * BaseDatabaseWrapper.dispatch). A `dispatch:` search_order in dbt_project.yml, which the manifest does not
+ * hold, can add other packages.
+ */
+function overridingMacro(
+  namespace: string | undefined,
+  name: string,
+  kind: string,
+  context: TestContext,
+): string | undefined {
+  const macros = context.macros;
+  if (macros === undefined || !MAPPED_KINDS.has(kind)) return undefined;
+  const adapter = context.adapter ?? '';
+  const internal = (pkg: string) =>
+    namespace === undefined
+      ? pkg === 'dbt' || [adapter, ...(PARENT_ADAPTERS[adapter] ?? [])].some((a) => pkg === `dbt_${a}`)
+      : pkg === namespace;
+  const prefixes = [adapter, ...(PARENT_ADAPTERS[adapter] ?? []), 'default'].filter((p) => p !== '');
+  const dispatched =
+    kind === 'dbt_expectations.expect_column_values_to_match_regex'
+      ? 'regexp_instr'
+      : namespace === 'dbt_expectations'
+        ? undefined
+        : `test_${name}`;
+  const definers = (macro: string, set: ReadonlySet<string>) =>
+    [...set].filter((id) => id.endsWith(`.${macro}`)).map((id) => id.slice(0, -macro.length - 1));
+  if (namespace === undefined) {
+    const own = definers(name, macros.tests).find((pkg) => !internal(pkg));
+    if (own !== undefined) return `macro.${own}.test_${name}`;
+  }
+  if (dispatched === undefined) return undefined;
+  for (const prefix of prefixes) {
+    const packages = definers(`${prefix}__${dispatched}`, macros.implementations);
+    const other = packages.find(
+      (pkg) =>
+        !internal(pkg) &&
+        (namespace === undefined || macros.rootProject === undefined || pkg === macros.rootProject),
+    );
+    if (other !== undefined) return `macro.${other}.${prefix}__${dispatched}`;
+    if (namespace === undefined && packages.length > 0) return undefined;
+  }
+  return undefined;
 }
 
 /** The column dbt's SQL reaches with the name a test writes, or why there is none. */

@@ -1,0 +1,119 @@
+// A dbt test's rule means what the macro dbt runs for it means: a project's own implementation of a test,
+// and the regex dbt_expectations matches on the adapter, decide what gds may map.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { declareDbtProject, prepareDbtReader } from '../../../src/core/dbt/project.js';
+import type { DbtReader } from '../../../src/core/dbt/project.js';
+import { columns, genericTest, manifest, model } from './helpers.js';
+
+let dbtReader: DbtReader;
+beforeAll(async () => {
+  dbtReader = await prepareDbtReader();
+});
+
+type Entry = Record<string, unknown>;
+
+const people = model('people', { columns: columns({ id: 'integer', name: 'text', age: 'integer' }) });
+
+/** The project `shop` on `adapter`, its manifest defining `macros` (their unique ids) besides the tests. */
+function declare(adapter: string, tests: Entry[], macros: string[] = []) {
+  const m = manifest(people, ...tests);
+  (m['metadata'] as Entry)['adapter_type'] = adapter;
+  m['macros'] = Object.fromEntries(
+    macros.map((id) => [id, { unique_id: id, macro_sql: '', depends_on: { macros: [] } }]),
+  );
+  const [declaration] = declareDbtProject({ manifest: m }, {}, dbtReader).declarations;
+  if (!declaration) throw new Error('no declaration');
+  return {
+    declaration,
+    rules: parse(declaration.gate1Yaml ?? '{}') as Record<string, Array<Record<string, unknown>>>,
+  };
+}
+
+const DBT_TESTS = [
+  'macro.dbt.test_not_null',
+  'macro.dbt.default__test_not_null',
+  'macro.dbt.test_unique',
+  'macro.dbt.default__test_unique',
+  'macro.dbt.test_accepted_values',
+  'macro.dbt.default__test_accepted_values',
+];
+const status = genericTest(
+  'accepted_values',
+  'model.shop.people',
+  { values: ['a', 'b'] },
+  { column: 'name' },
+);
+const unique = genericTest('unique', 'model.shop.people', {}, { column: 'id' });
+const notNull = genericTest('not_null', 'model.shop.people', {}, { column: 'id' });
+
+describe("a project's own macro for a test gds maps", () => {
+  it('snowflake__test_accepted_values of the project (dbt dispatches to it first): not mapped, naming it', () => {
+    const { declaration, rules } = declare(
+      'snowflake',
+      [status],
+      [...DBT_TESTS, 'macro.shop.snowflake__test_accepted_values'],
+    );
+    expect(rules['customPredicates']).toBeUndefined();
+    expect(declaration.notMappedTests).toEqual([
+      {
+        test: status['unique_id'],
+        reason: expect.stringContaining(
+          'the project runs its own macro macro.shop.snowflake__test_accepted_values for accepted_values tests',
+        ) as unknown,
+      },
+    ]);
+  });
+
+  it("a package's default__test_unique overrides dbt's too: not mapped; on another adapter's name it is not dispatched to", () => {
+    const overridden = declare(
+      'postgres',
+      [unique, notNull],
+      [...DBT_TESTS, 'macro.audit.default__test_unique'],
+    );
+    expect(overridden.declaration.notMappedTests.map((t) => t.reason)).toEqual([
+      expect.stringContaining('macro.audit.default__test_unique') as unknown,
+    ]);
+    expect(overridden.rules['fieldOverrides']).toContainEqual({
+      field: 'id',
+      nullRate: { warn: 0, fail: 0 },
+    });
+    const elsewhere = declare(
+      'postgres',
+      [unique, notNull],
+      [...DBT_TESTS, 'macro.shop.snowflake__test_unique'],
+    );
+    expect(elsewhere.declaration.notMappedTests).toEqual([]);
+  });
+
+  it("the project's own test_not_null replaces dbt's: not mapped, the column not required", () => {
+    const { declaration, rules } = declare('duckdb', [notNull], [...DBT_TESTS, 'macro.shop.test_not_null']);
+    expect(declaration.notMappedTests[0]?.reason).toContain('macro.shop.test_not_null');
+    expect(declaration.columns.find((c) => c.name === 'id')?.required).toBeUndefined();
+    expect(rules['fieldOverrides']).toContainEqual({ field: 'id', nullRate: { warn: 1, fail: 1 } });
+  });
+
+  it("dbt-bigquery's own bigquery__test_unique is dbt's: mapped, and a project's default__ comes after it", () => {
+    const { declaration } = declare(
+      'bigquery',
+      [unique, notNull],
+      [...DBT_TESTS, 'macro.dbt_bigquery.bigquery__test_unique', 'macro.shop.default__test_unique'],
+    );
+    expect(declaration.notMappedTests).toEqual([]);
+    expect(declaration.mappedTests.map((t) => t.rule)).toEqual(['required:id', 'grainKey']);
+  });
+
+  it("dbt_utils: the root project's default__test_accepted_range is searched before dbt_utils'; another package's is not", () => {
+    const range = genericTest(
+      'accepted_range',
+      'model.shop.people',
+      { min_value: 0 },
+      { column: 'age', namespace: 'dbt_utils' },
+    );
+    const utils = ['macro.dbt_utils.test_accepted_range', 'macro.dbt_utils.default__test_accepted_range'];
+    const root = declare('postgres', [range], [...utils, 'macro.shop.default__test_accepted_range']);
+    expect(root.declaration.notMappedTests[0]?.reason).toContain('macro.shop.default__test_accepted_range');
+    const other = declare('postgres', [range], [...utils, 'macro.audit.default__test_accepted_range']);
+    expect(other.rules['customPredicates']).toEqual([expect.objectContaining({ sql: 'age >= 0' })]);
+  });
+});
