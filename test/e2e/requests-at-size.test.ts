@@ -1,7 +1,8 @@
-// How many requests a command makes as the workspace grows: a command whose answer does not grow (a table of the
-// open recertification requests, a token for many tables) makes as many requests for 40 of them as for 3,
-// where it made one a request or one a table. gds runs in the test process with GDS_DEBUG=1, whose `→ ` lines on
-// stderr are the requests it sent; the workspace is grown in SQL between the two counts.
+// How many requests a command makes as the workspace grows. A command whose answer does not grow (a table of the
+// open recertification requests, a token for many tables) makes as many for 40 of them as for 3, where it made one
+// a request or one a table; one that lists everything (the review queue) reads 1,000 a page after its first 100.
+// gds runs in the test process with GDS_DEBUG=1, whose `→ ` lines on stderr are the requests it sent; the
+// workspace is grown in SQL between the two counts.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -134,5 +135,41 @@ describe('gds tokens issue', () => {
       );
       expect(Object.values(held?.tableIds ?? {}).sort()).toEqual(names.map((name) => `tbl_${name}`).sort());
     }
+  });
+});
+
+describe('gds review', () => {
+  /** Copies of customers waiting for review, each with its open notification, as `gate submit` files it. */
+  async function submitted(prefix: string, count: number) {
+    await copyTable(server, server.table('customers').id, count, prefix, { state: `'PENDING_REVIEW'` });
+    await server.sql(
+      `INSERT INTO gds.notifications (id, workspace_id, table_id, recipient_role, kind, message, details, created_at)
+       SELECT 'ntf_' || id, workspace_id, id, 'STEWARD', 'gate_submitted', 'Table ' || name || ' was submitted.',
+              '{}'::jsonb, created_at
+         FROM gds.tables WHERE id LIKE $1 ORDER BY created_at`,
+      [`tbl_${prefix}_%`],
+    );
+  }
+
+  it('the queue of 3 tables is one request; of 2,000, its first 100 and then 1,000 a page', async () => {
+    await submitted('rva', FEW);
+    const few = await gds(['review', '--json']);
+    expect(few.code, few.stderr).toBe(0);
+    expect(few.stdout.trim().split('\n')).toHaveLength(FEW);
+    expect(few.requests).toEqual(['GET /api/notifications?limit=100']);
+
+    await submitted('rvb', 2_000 - FEW);
+    const many = await gds(['review', '--json']);
+    expect(many.code, many.stderr).toBe(0);
+    const ids = many.stdout
+      .trim()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { tableId: string }).tableId);
+    expect(new Set(ids).size).toBe(2_000);
+    expect(many.requests.map((request) => request.replace(/&cursor=.*$/, '&cursor=…'))).toEqual([
+      'GET /api/notifications?limit=100',
+      'GET /api/notifications?limit=1000&cursor=…',
+      'GET /api/notifications?limit=1000&cursor=…',
+    ]);
   });
 });

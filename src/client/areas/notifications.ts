@@ -6,21 +6,24 @@ import type { CallOptions, Transport } from '../transport.js';
 export type QueueEntry = Schema<'Notification'>;
 
 export interface NotificationsApi {
-  /** The queue a page at a time (oldest first), following the service's cursor; the first page carries `total`. */
+  /**
+   * The queue a page at a time (oldest first; `pageSizes`: the first page's, then every other's; up to 1,000),
+   * following the service's cursor; the first page carries `total`.
+   */
   queuePages(
-    pageSize: number,
+    pageSizes: readonly [first: number, rest: number],
     options?: CallOptions,
   ): AsyncGenerator<{ entries: QueueEntry[]; total?: number }, void, undefined>;
 }
 
 export function notificationsApi(transport: Transport): NotificationsApi {
   return {
-    async *queuePages(pageSize, options) {
+    async *queuePages([first, rest], options) {
       const walk = cursorPages('/api/notifications', (cursor) =>
         transport.send<Schema<'NotificationList'>>({
           method: 'GET',
           path: '/api/notifications',
-          query: { limit: pageSize, cursor },
+          query: { limit: cursor === undefined ? first : rest, cursor },
           ...options,
         }),
       );
