@@ -389,8 +389,9 @@ async function candidateTables(
  * replacement committing meanwhile is read here, not decided on before it. Only the matched tables are locked
  * (in id order, as every writer of several tables locks them), not every table of a name a batch's entry
  * has: another team's crm.orders waits for no signal of analytics.orders. A table that matches only once
- * another is locked (a replacement moved a source meanwhile) is locked in a next round, out of that order:
- * a deadlock it may meet is PostgreSQL's 40P01, a 503 database_conflict the client sends again.
+ * others are locked (a replacement moved a source meanwhile) may sort before them: the locks taken are given
+ * back (to a savepoint) and all of them taken again in id order, so that two signals never wait on each other
+ * in a cycle (PostgreSQL's 40P01, a 503 the client would have to send again).
  */
 async function lockedMatches(
   tx: Queryable,
@@ -400,18 +401,22 @@ async function lockedMatches(
   byExplicitSchema: boolean,
 ): Promise<Match[]> {
   const locked = new Set<string>();
-  for (;;) {
+  for (let round = 0; ; round++) {
     const found = matchTables(
       await candidateTables(tx, workspaceId, environmentLabel, batch),
       batch,
       byExplicitSchema,
     );
-    const toLock = [...new Set(found.flatMap((m) => (m.table ? [m.table.id] : [])))].filter(
-      (id) => !locked.has(id),
-    );
-    if (toLock.length === 0) return found;
-    await tx.query(`SELECT id FROM gds.tables WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE`, [toLock]);
-    for (const id of toLock) locked.add(id);
+    const matched = found.flatMap((m) => (m.table ? [m.table.id] : []));
+    if (matched.every((id) => locked.has(id))) {
+      if (round > 0) await tx.query('RELEASE SAVEPOINT recertify_locks');
+      return found;
+    }
+    await tx.query(round === 0 ? 'SAVEPOINT recertify_locks' : 'ROLLBACK TO SAVEPOINT recertify_locks');
+    for (const id of matched) locked.add(id);
+    await tx.query(`SELECT id FROM gds.tables WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE`, [
+      [...locked],
+    ]);
   }
 }
 
