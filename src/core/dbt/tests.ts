@@ -595,13 +595,20 @@ function mapOne(node: ManifestNode, written: ManifestTest, context: TestContext)
       if (written === undefined || written === '') return refused('its regex is missing');
       const read = regexAsDbt(written, kwargs['is_raw'] === true, context.adapter);
       if ('unquotable' in read) return refused(read.unquotable);
-      const regex = read.read;
       const flags = text(kwargs['flags']);
       if (flags !== undefined && flags !== '')
         return refused(`its regex flags "${flags}" have no Gate 1 equivalent`);
-      const problems = checkRegex(regex).filter((p) => p.severity === 'error');
-      if (problems.length > 0)
-        return refused(`its regex cannot run on PostgreSQL: ${problems[0]?.message ?? ''}`);
+      const engine = REGEX_ENGINES[context.adapter ?? ''];
+      if (engine === undefined) return refused(unknownRegexEngine(context.adapter));
+      const problems = checkRegex(read.read);
+      const error = problems.find((p) => p.severity === 'error');
+      if (error !== undefined) return refused(`its regex cannot run on PostgreSQL: ${error.message}`);
+      const otherwise = problems.find((p) => p.severity === 'warning');
+      if (engine !== 'postgres' && otherwise !== undefined)
+        return refused(
+          `its regex means another thing on PostgreSQL, where Gate 1 runs, than on ${context.adapter ?? ''}: ${otherwise.message}`,
+        );
+      const regex = engine === 'postgres' ? read.read : dotWithoutNewline(read.read);
       const condition = text(kwargs['row_condition']);
       const matches = `${sqlIdentifier(col.name)}::text ~ ${sqlString(regex) ?? "''"}`;
       // On PostgreSQL dbt_expectations counts the matches (postgres__regexp_instr): from 0.8.4 a NULL counts 0
@@ -928,6 +935,60 @@ function regexAsDbt(
         }
       : { read: regex };
   return readBetweenQuotes(regex, adapter, 'regex');
+}
+
+/**
+ * How the regex engine dbt_expectations' regexp_instr runs on each adapter reads a regex, where gds knows it:
+ * `postgres` as PostgreSQL's `~` does (PostgreSQL itself), `dot` so but for `.`, which does not match a
+ * newline there (RE2 on BigQuery and DuckDB, Snowflake's POSIX engine without its `s` flag) and does in
+ * PostgreSQL. Redshift documents its POSIX `^` and `$` as matching at a line's start and end.
+ */
+const REGEX_ENGINES: Readonly<Record<string, 'postgres' | 'dot'>> = {
+  postgres: 'postgres',
+  snowflake: 'dot',
+  bigquery: 'dot',
+  duckdb: 'dot',
+};
+
+/** Why a regex test on an adapter gds knows no regex engine of is not mapped. */
+function unknownRegexEngine(adapter: string | undefined): string {
+  // dbt_expectations' spark__regexp_instr is length(regexp_extract(value, regex, 0)) (before: a CASE over
+  // rlike that counted a NULL 0).
+  if (adapter === 'spark' || adapter === 'databricks')
+    return `on ${adapter} dbt_expectations counts the length of the first match (length(regexp_extract(…, 0))), so a value whose first match is empty text fails dbt's test and passes a pattern check, and its Java regex reads ^, $ and . otherwise than PostgreSQL`;
+  return `gds does not know that ${adapter ?? 'its adapter'}'s regex engine reads a regex as PostgreSQL (where Gate 1 runs) does; it maps one on PostgreSQL, Snowflake, BigQuery and DuckDB`;
+}
+
+/**
+ * The regex with each `.` outside a bracket written `[^\n]`: what `.` matches in RE2 and Snowflake's
+ * regexes (every character but a newline), which PostgreSQL's `.` (any character) does not mean.
+ */
+function dotWithoutNewline(regex: string): string {
+  let out = '';
+  let inBracket = false;
+  for (let i = 0; i < regex.length; i++) {
+    const c = regex[i] ?? '';
+    if (c === '\\') {
+      out += regex.slice(i, i + 2);
+      i++;
+    } else if (inBracket) {
+      const open = /^\[([:.=])/.exec(regex.slice(i));
+      const end = open === null ? -1 : regex.indexOf(`${open[1] ?? ''}]`, i + 2);
+      if (end >= 0) {
+        out += regex.slice(i, end + 2);
+        i = end + 1;
+      } else {
+        if (c === ']') inBracket = false;
+        out += c;
+      }
+    } else if (c === '[') {
+      inBracket = true;
+      const start = /^\[\^?\]?/.exec(regex.slice(i))?.[0] ?? '[';
+      out += start;
+      i += start.length - 1;
+    } else out += c === '.' ? '[^\\n]' : c;
+  }
+  return out;
 }
 
 /** A value written into the SQL as it is (dbt's quote: false, and range bounds). */

@@ -117,3 +117,48 @@ describe("a project's own macro for a test gds maps", () => {
     expect(other.rules['customPredicates']).toEqual([expect.objectContaining({ sql: 'age >= 0' })]);
   });
 });
+
+describe("match_regex: the regex as the adapter's engine reads it", () => {
+  const matches = (regex: string, extra: Entry = {}) =>
+    genericTest(
+      'expect_column_values_to_match_regex',
+      'model.shop.people',
+      { regex, ...extra },
+      { column: 'name', namespace: 'dbt_expectations' },
+    );
+  const regexOf = (adapter: string, regex: string, extra: Entry = {}) =>
+    declare(adapter, [matches(regex, extra)]).rules['patternChecks']?.[0]?.['regex'];
+
+  it("RE2 (DuckDB, BigQuery) and Snowflake: '.' matches no newline, as [^\\n] does in PostgreSQL (where '.' matches it)", () => {
+    expect(regexOf('duckdb', '^.+$')).toBe('^[^\\n]+$');
+    expect(regexOf('snowflake', '^a.c$', { is_raw: true })).toBe('^a[^\\n]c$');
+    expect(regexOf('bigquery', '^[.a-z]+[[:alpha:].]?$')).toBe('^[.a-z]+[[:alpha:].]?$');
+    expect(regexOf('duckdb', '^a\\.b$')).toBe('^a\\.b$');
+    expect(regexOf('postgres', '^.+$')).toBe('^.+$');
+  });
+
+  it('\\b, a word boundary in RE2, is a backspace in PostgreSQL: not mapped on DuckDB and BigQuery, mapped on PostgreSQL', () => {
+    const duckdb = declare('duckdb', [matches('\\bshop\\b')]).declaration;
+    expect(duckdb.mappedTests).toEqual([]);
+    expect(duckdb.notMappedTests[0]?.reason).toMatch(
+      /its regex means another thing on PostgreSQL, where Gate 1 runs, than on duckdb: \\b means a backspace/,
+    );
+    const bigquery = declare('bigquery', [matches('\\bshop', { is_raw: true })]).declaration;
+    expect(bigquery.notMappedTests[0]?.reason).toMatch(/than on bigquery/);
+    expect(regexOf('postgres', '\\bshop')).toBe('\\bshop');
+  });
+
+  it("Databricks and Spark count the first match's length, other engines are unknown: not mapped, saying why", () => {
+    for (const adapter of ['databricks', 'spark']) {
+      const { declaration } = declare(adapter, [matches('^[0-9]*$')]);
+      expect(declaration.mappedTests).toEqual([]);
+      expect(declaration.notMappedTests[0]?.reason).toMatch(/length\(regexp_extract\(…, 0\)\)/);
+    }
+    for (const adapter of ['trino', 'redshift']) {
+      const { declaration } = declare(adapter, [matches('^[a-z]+$')]);
+      expect(declaration.notMappedTests[0]?.reason).toMatch(
+        new RegExp(`gds does not know that ${adapter}'s regex engine reads a regex as PostgreSQL`),
+      );
+    }
+  });
+});
