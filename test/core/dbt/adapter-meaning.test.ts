@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { declareDbtProject, prepareDbtReader } from '../../../src/core/dbt/project.js';
 import type { DbtReader } from '../../../src/core/dbt/project.js';
-import { columns, genericTest, manifest, model } from './helpers.js';
+import { columns, genericTest, manifest, matchRegexTest, model } from './helpers.js';
 
 let dbtReader: DbtReader;
 beforeAll(async () => {
@@ -238,13 +238,7 @@ describe('an adapter whose default collation compares text without case', () => 
 });
 
 describe('match_regex: the regex dbt writes between single quotes unescaped', () => {
-  const matches = (regex: string, extra: Entry = {}) =>
-    genericTest(
-      'expect_column_values_to_match_regex',
-      'model.shop.people',
-      { regex, ...extra },
-      { column: 'name', namespace: 'dbt_expectations' },
-    );
+  const matches = (regex: string, extra: Entry = {}) => matchRegexTest('people', 'name', regex, extra);
   const patterns = (d: ReturnType<typeof declare>['declaration']) =>
     (parse(d.gate1Yaml ?? '{}') as Record<string, Array<Record<string, unknown>> | undefined>)[
       'patternChecks'

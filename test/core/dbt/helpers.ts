@@ -79,6 +79,16 @@ export function genericTest(
   };
 }
 
+/** dbt_expectations' expect_column_values_to_match_regex of `column` of `model.shop.<model>`. */
+export function matchRegexTest(model: string, column: string, regex: string, kwargs: Entry = {}): Entry {
+  return genericTest(
+    'expect_column_values_to_match_regex',
+    `model.shop.${model}`,
+    { regex, ...kwargs },
+    { column, namespace: 'dbt_expectations' },
+  );
+}
+
 export function manifest(...nodes: Entry[]): Entry {
   return {
     metadata: {

@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { declareDbtProject, prepareDbtReader } from '../../../src/core/dbt/project.js';
 import type { DbtReader } from '../../../src/core/dbt/project.js';
-import { columns, genericTest, manifest, model } from './helpers.js';
+import { columns, genericTest, manifest, matchRegexTest, model } from './helpers.js';
 
 let dbtReader: DbtReader;
 beforeAll(async () => {
@@ -119,13 +119,7 @@ describe("a project's own macro for a test gds maps", () => {
 });
 
 describe("match_regex: the regex as the adapter's engine reads it", () => {
-  const matches = (regex: string, extra: Entry = {}) =>
-    genericTest(
-      'expect_column_values_to_match_regex',
-      'model.shop.people',
-      { regex, ...extra },
-      { column: 'name', namespace: 'dbt_expectations' },
-    );
+  const matches = (regex: string, extra: Entry = {}) => matchRegexTest('people', 'name', regex, extra);
   const regexOf = (adapter: string, regex: string, extra: Entry = {}) =>
     declare(adapter, [matches(regex, extra)]).rules['patternChecks']?.[0]?.['regex'];
 
