@@ -809,8 +809,30 @@ function predicate(sql: string, context: TestContext): Outcome {
     return refused(
       `as a Gate 1 predicate (${sql}) it is refused: ${problems[0]?.message ?? 'not a safe predicate'}`,
     );
+  const adapter = context.adapter ?? '';
+  if (FRACTION_DIVISION.has(adapter) && sql.replace(/'(?:[^']|'')*'|"(?:[^"]|"")*"/g, '').includes('/'))
+    return refused(
+      `its SQL divides (/): on ${adapter} an integer divided by an integer keeps its fraction (7 / 2 is 3.5), in PostgreSQL, where Gate 1 runs, it is truncated (3), so the predicate could fail rows dbt's test passes or pass rows it fails`,
+    );
   return { kind: 'predicate', sql };
 }
+
+/**
+ * The adapters whose `/` of two integers is a fraction (Snowflake's NUMBER, BigQuery's FLOAT64, DuckDB since
+ * 0.8, Spark and Databricks' double, MySQL's decimal, ClickHouse's Float64, Oracle's NUMBER); PostgreSQL,
+ * Redshift, SQL Server and Trino truncate it.
+ */
+const FRACTION_DIVISION: ReadonlySet<string> = new Set([
+  'snowflake',
+  'bigquery',
+  'duckdb',
+  'databricks',
+  'spark',
+  'mysql',
+  'mariadb',
+  'clickhouse',
+  'oracle',
+]);
 
 /** Why a test's value is not mapped: a number dbt may print otherwise, or not a plain value. */
 function notPlain(what: string, value: unknown): string {

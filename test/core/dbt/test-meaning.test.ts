@@ -156,3 +156,38 @@ describe("match_regex: the regex as the adapter's engine reads it", () => {
     }
   });
 });
+
+describe("an expression's division: a fraction on most warehouses, truncated in PostgreSQL", () => {
+  const ratio = genericTest(
+    'expression_is_true',
+    'model.shop.people',
+    { expression: 'age / 2 >= 1' },
+    { namespace: 'dbt_utils' },
+  );
+
+  it('Snowflake, BigQuery, DuckDB, Databricks: 1 / 2 is 0.5 there and 0 in PostgreSQL, so not mapped, saying why', () => {
+    for (const adapter of ['snowflake', 'bigquery', 'duckdb', 'databricks']) {
+      const { declaration, rules } = declare(adapter, [ratio]);
+      expect(rules['customPredicates']).toBeUndefined();
+      expect(declaration.notMappedTests[0]?.reason).toMatch(
+        new RegExp(
+          `its SQL divides \\(/\\): on ${adapter} an integer divided by an integer keeps its fraction`,
+        ),
+      );
+    }
+  });
+
+  it('PostgreSQL and Redshift truncate too: mapped; a / in a string is no division', () => {
+    expect(declare('postgres', [ratio]).rules['customPredicates']).toEqual([
+      expect.objectContaining({ sql: 'age / 2 >= 1' }),
+    ]);
+    expect(declare('redshift', [ratio]).declaration.notMappedTests).toEqual([]);
+    const slash = genericTest(
+      'accepted_values',
+      'model.shop.people',
+      { values: ['a/b'] },
+      { column: 'name' },
+    );
+    expect(declare('snowflake', [slash]).declaration.notMappedTests).toEqual([]);
+  });
+});
