@@ -614,6 +614,56 @@ export const MIGRATIONS: Migration[] = [
       );
     `,
   },
+  {
+    version: 75,
+    name: 'a table deleted before its open work was closed: its requests dismissed, its jobs cancelled',
+    // Since 9d816d2c deleting a table dismisses its OPEN recertification requests and cancels its QUEUED or
+    // RUNNING jobs, each audited with reason 'table deleted' (src/server/routes/tables.ts). Tables deleted
+    // (inactive) before that kept both: a job that would run against a table that is gone, requests no one can
+    // act on. They are closed as the delete closes them, by the user who deleted the table (its TABLE_DELETED
+    // audit entry; none: no user), the entries marked with this migration. Only OPEN and QUEUED or RUNNING
+    // rows change, so it is a no-op once applied.
+    sql: `
+      CREATE TEMPORARY TABLE deleted_tables ON COMMIT DROP AS
+        SELECT t.id, t.workspace_id, t.environment_label, t.gate_mode,
+               (SELECT a.user_id FROM gds.audit_log a
+                 WHERE a.table_id = t.id AND a.action = 'TABLE_DELETED' ORDER BY a.seq DESC LIMIT 1) AS deleter
+          FROM gds.tables t WHERE NOT t.active;
+      WITH dismissed AS (
+        UPDATE gds.recertification_requests r
+           SET status = 'DISMISSED', dismissed_by = d.deleter, dismissed_at = now()
+          FROM deleted_tables d
+         WHERE r.table_id = d.id AND r.status = 'OPEN'
+        RETURNING r.id, r.cause, d.id AS table_id, d.workspace_id, d.environment_label, d.gate_mode, d.deleter
+      )
+      INSERT INTO gds.audit_log (id, workspace_id, user_id, table_id, action, resource, environment_label,
+                                 gate_mode, details, created_at)
+      SELECT 'aud_' || substr(md5(gen_random_uuid()::text), 1, 16), workspace_id, deleter, table_id,
+             'RECERTIFICATION_DISMISSED', 'semantic_contract', environment_label, gate_mode,
+             jsonb_build_object('requestId', id, 'cause', cause, 'reason', 'table deleted', 'migration', 75),
+             now()
+        FROM dismissed ORDER BY id;
+      WITH open_jobs AS (
+        SELECT j.id, j.type, j.status, d.id AS table_id, d.workspace_id, d.environment_label, d.gate_mode,
+               d.deleter
+          FROM gds.jobs j JOIN deleted_tables d ON d.id = j.table_id
+         WHERE j.status IN ('QUEUED', 'RUNNING')
+           FOR UPDATE OF j
+      ), cancelled AS (
+        UPDATE gds.jobs j SET status = 'CANCELLED', finished_at = now()
+          FROM open_jobs WHERE j.id = open_jobs.id
+        RETURNING open_jobs.*
+      )
+      INSERT INTO gds.audit_log (id, workspace_id, user_id, table_id, action, resource, environment_label,
+                                 gate_mode, details, created_at)
+      SELECT 'aud_' || substr(md5(gen_random_uuid()::text), 1, 16), workspace_id, deleter, table_id,
+             'GATE_JOB_CANCELLED', 'gate_job', environment_label, gate_mode,
+             jsonb_build_object('jobId', id, 'type', type, 'from', status, 'reason', 'table deleted',
+                                'migration', 75),
+             now()
+        FROM cancelled ORDER BY id;
+    `,
+  },
 ];
 
 /** Applies every migration not yet applied, each in its own transaction (tests pass an earlier schema's list). */
