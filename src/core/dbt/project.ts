@@ -715,6 +715,7 @@ const COMPARING_TESTS: ReadonlySet<string> = new Set([
   'dbt_expectations.expect_compound_columns_to_be_unique',
   'dbt_expectations.expect_column_values_to_be_in_set',
   'dbt_expectations.expect_column_values_to_not_be_in_set',
+  'dbt_utils.not_accepted_values',
 ]);
 
 const NOT_TEXT =

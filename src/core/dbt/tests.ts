@@ -1,6 +1,6 @@
 // dbt tests as Gate 1 rules, each traced to its test's unique_id: not_null → required
 // column and a null-rate override; unique / unique_combination_of_columns → the grain key; accepted_values,
-// expect_column_values_to_(not_)be_in_set, expression_is_true, accepted_range,
+// not_accepted_values, expect_column_values_to_(not_)be_in_set, expression_is_true, accepted_range,
 // expect_column_values_to_be_between → predicates; match_regex → a
 // pattern check; relationships → the column's reference. dbt severity error → HARD_FAIL, warn → WARN
 // (recorded, never blocking). A `where:` condition, and the test's own (row_condition), guard the predicate
@@ -484,6 +484,7 @@ function mapOne(node: ManifestNode, written: ManifestTest, context: TestContext)
       return grain(found, test, where ?? text(kwargs['row_condition']), nulls);
     }
     case 'accepted_values':
+    case 'dbt_utils.not_accepted_values':
     case 'dbt_expectations.expect_column_values_to_be_in_set':
     case 'dbt_expectations.expect_column_values_to_not_be_in_set': {
       const col = column();
@@ -510,10 +511,12 @@ function mapOne(node: ManifestNode, written: ManifestTest, context: TestContext)
       }
       const id = sqlIdentifier(col.name);
       const list = literals.join(', ');
-      // accepted_values (`not in`) and not_be_in_set (an inner join) never report a NULL, and a NULL predicate
-      // never fails a Gate 1 row; be_in_set reports it (its left join finds no value for it), so it fails here.
+      // accepted_values (`not in`), not_accepted_values (`in`) and not_be_in_set (an inner join) never report a
+      // NULL, and a NULL predicate never fails a Gate 1 row; be_in_set reports it (its left join finds no value
+      // for it), so it fails here.
       const check =
-        kind === 'dbt_expectations.expect_column_values_to_not_be_in_set'
+        kind === 'dbt_expectations.expect_column_values_to_not_be_in_set' ||
+        kind === 'dbt_utils.not_accepted_values'
           ? `${id} NOT IN (${list})`
           : kind === 'dbt_expectations.expect_column_values_to_be_in_set'
             ? `${id} IS NOT NULL AND ${id} IN (${list})`
@@ -637,6 +640,7 @@ const MAPPED_KINDS: ReadonlySet<string> = new Set([
   'dbt_utils.unique_combination_of_columns',
   'dbt_utils.expression_is_true',
   'dbt_utils.accepted_range',
+  'dbt_utils.not_accepted_values',
   'dbt_expectations.expect_column_values_to_not_be_null',
   'dbt_expectations.expect_column_values_to_be_unique',
   'dbt_expectations.expect_compound_columns_to_be_unique',

@@ -191,3 +191,33 @@ describe("an expression's division: a fraction on most warehouses, truncated in 
     expect(declare('snowflake', [slash]).declaration.notMappedTests).toEqual([]);
   });
 });
+
+describe("dbt_utils.not_accepted_values: its macro's `value_field in (…)`", () => {
+  const refused = (values: unknown[], extra: Entry = {}) =>
+    genericTest(
+      'not_accepted_values',
+      'model.shop.people',
+      { values, ...extra },
+      { column: 'name', namespace: 'dbt_utils', id: `test.shop.not_accepted_values_${values.join('_')}.abc` },
+    );
+
+  it('a predicate NOT IN the values as dbt writes them (a NULL passes, as dbt never returns it)', () => {
+    const { declaration, rules } = declare('postgres', [
+      refused(['x', "it''s"]),
+      refused([0, 1.5], { quote: false }),
+    ]);
+    expect(rules['customPredicates']?.map((p) => p['sql'])).toEqual([
+      'name NOT IN (0, 1.5)',
+      "name NOT IN ('x', 'it''s')",
+    ]);
+    expect(declaration.mappedTests.map((t) => t.rule)).toEqual([
+      expect.stringMatching(/^predicate:/),
+      expect.stringMatching(/^predicate:/),
+    ]);
+  });
+
+  it("a value that breaks dbt's quoting is not mapped, as for accepted_values", () => {
+    const { declaration } = declare('postgres', [refused(["O'Brien"])]);
+    expect(declaration.notMappedTests[0]?.reason).toMatch(/dbt writes it between single quotes unescaped/);
+  });
+});
