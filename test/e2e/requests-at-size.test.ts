@@ -138,6 +138,42 @@ describe('gds tokens issue', () => {
   });
 });
 
+describe('a table name no table holds', () => {
+  /** What `gds status <typo>` asked for after the name and the id (the suggestion's reads), and suggested. */
+  async function typo(name: string) {
+    const r = await gds(['status', name, '--json']);
+    expect(r.code).toBe(5);
+    expect(r.requests.slice(0, 2)).toEqual([
+      `GET /api/tables?name=${name}`,
+      `GET /api/tables/${name}/status`,
+    ]);
+    const error = (
+      JSON.parse(r.stderr.split('\n').find((line) => line.startsWith('{')) ?? '{}') as {
+        error?: { details?: { didYouMean?: string } };
+      }
+    ).error;
+    return { reads: r.requests.slice(2), didYouMean: error?.details?.didYouMean };
+  }
+
+  it('suggests the nearest name from one page of the list; past 1,000 tables, from those starting as it does', async () => {
+    // This file's workspace so far: fewer than 1,000 tables, every name in the list's first page.
+    expect(await typo('custmers')).toEqual({
+      reads: ['GET /api/tables?limit=1000&total=false'],
+      didYouMean: 'customers',
+    });
+    await copyTable(server, server.table('customers').id, 2_000, 'wide');
+    expect(await typo('wide_1999x')).toEqual({
+      reads: [
+        'GET /api/tables?limit=1000&total=false',
+        // wide_ begins 2,000 names, more than a page: then those wide_1999 begins.
+        'GET /api/tables?prefix=wide_&limit=1000&total=false',
+        'GET /api/tables?prefix=wide_1999&limit=1000&total=false',
+      ],
+      didYouMean: 'wide_1999',
+    });
+  });
+});
+
 describe('gds review', () => {
   /** Copies of customers waiting for review, each with its open notification, as `gate submit` files it. */
   async function submitted(prefix: string, count: number) {
