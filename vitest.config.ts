@@ -49,6 +49,7 @@ const ISOLATED = [
   'test/e2e/login-keychain.test.ts',
   'test/services/recertify-state.test.ts',
   'test/auth/config-lock-takeover.test.ts',
+  'test/auth/refresh-after-logout.test.ts',
   'test/server/gates/submit-in-flight.test.ts',
 ];
 

@@ -253,22 +253,26 @@ export async function withProfileLock<T>(
  * one profile's lock while it waits for another's (`gds tokens issue --profile a --save-profile b` holds b's
  * while it renews a's sign-in under a's): holding some of these while waiting for the rest, in any order, would
  * let the two wait for each other until one gave up (config_locked). Gives up as a single lock does (about 20 s
- * in all), naming the lock it last found held.
+ * in all), naming the lock it last found held. A profile whose lock is held and for which `unlessRefreshing`
+ * says yes (a refresh of its tokens is under way in the holder, which may wait long on the network) is passed
+ * over: `fn` runs without its lock, and must itself keep that refresh from saving (profiles.ts).
  */
 export async function withProfileLocks<T>(
   names: readonly string[],
   fn: () => Promise<T>,
-  options: { env?: Env } = {},
+  options: { env?: Env; unlessRefreshing?: (name: string) => Promise<boolean> } = {},
 ): Promise<T> {
   const dir = await ensureConfigDir(options.env);
-  const targets = [...new Set(names.map((name) => join(dir, `profile-${checkProfileName(name)}`)))].sort();
+  const profiles = [...new Set(names)]
+    .sort()
+    .map((name) => ({ name, target: join(dir, `profile-${checkProfileName(name)}`) }));
   const held = profileLocksHeld().getStore() ?? [];
   const { setTimeout: sleep } = process.getBuiltinModule('node:timers/promises');
   const started = Date.now();
   for (let attempt = 0; ; attempt += 1) {
     const taken: { lock: HeldLock; file: FileLock }[] = [];
     let busy: CliError | undefined;
-    for (const target of targets) {
+    for (const { name, target } of profiles) {
       if (held.some((lock) => lock.target === target && !lock.released)) continue;
       try {
         const file = await acquire(target, `${target}.lock`, 0);
@@ -277,6 +281,10 @@ export async function withProfileLocks<T>(
         if (!(error instanceof CliError && error.code === 'config_locked')) {
           await letGo(taken);
           throw error;
+        }
+        if (await options.unlessRefreshing?.(name).catch(() => false)) {
+          debugLog(`lock ${target}.lock: held by a refresh under way; going on without it`);
+          continue;
         }
         busy = error;
         break;

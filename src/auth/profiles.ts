@@ -14,6 +14,7 @@ import {
 } from './config.js';
 import { checkBaseUrl } from './credentials.js';
 import type { SecretStorage } from './secret-store.js';
+import { holderAlive } from './refresh-holder.js';
 import { deleteKeychainEntry, placeSecrets, secretStorageSetting } from './secret-store.js';
 
 export interface ProfileOptions {
@@ -47,7 +48,43 @@ export async function saveProfile(
   secrets: ProfileSecrets,
   options: ProfileOptions = {},
 ): Promise<SavedProfile> {
+  return (await save(name, fields, secrets, options, undefined)) as SavedProfile;
+}
+
+/**
+ * A token refresh's save (refresh.ts): as saveProfile, only while the profile still records the refresh that
+ * presented the refresh token of fingerprint `claim` (RefreshInFlight.refreshTokenSha256); undefined, and
+ * nothing left written, when it does not. `gds auth logout` does not wait for a refresh whose request is out
+ * (the service may not answer for long): it drops the profile, or the record, and the refresh saves nothing.
+ */
+export async function saveRefreshedProfile(
+  name: string,
+  fields: ProfileFields,
+  secrets: ProfileSecrets,
+  claim: string,
+  options: ProfileOptions = {},
+): Promise<SavedProfile | undefined> {
+  return save(name, fields, secrets, options, claim);
+}
+
+async function save(
+  name: string,
+  fields: ProfileFields,
+  secrets: ProfileSecrets,
+  options: ProfileOptions,
+  claim: string | undefined,
+): Promise<SavedProfile | undefined> {
+  const claimed = (config: GdsConfig) => {
+    const current = config.profiles[name];
+    return (
+      claim === undefined ||
+      (current !== undefined &&
+        current.kind !== 'static' &&
+        current.refreshInFlight?.refreshTokenSha256 === claim)
+    );
+  };
   const before = await loadConfig(options);
+  if (!claimed(before)) return undefined;
   const previous = before.profiles[name];
   // A profile whose secrets already sit in the file was told so when they first fell back: once per profile.
   // (Not under the keychain setting: tokens that go to the file then against it are said each time.)
@@ -59,10 +96,17 @@ export async function saveProfile(
   });
   const profile = { ...fields, ...placement.fields } as Profile;
   const active = await updateConfig((config) => {
+    if (!claimed(config)) return undefined;
     config.profiles[name] = profile;
     config.activeProfile ??= name;
     return config.activeProfile === name;
   }, options);
+  if (active === undefined) {
+    // Logged out between the check and the write: the keychain entry just written must not outlive it. (The
+    // refresh holds the profile's lock: no other gds wrote that entry since.)
+    if (placement.storage === 'keychain') await forget(name, profile, options);
+    return undefined;
+  }
   // The secrets moved to the file: the keychain must not keep an older copy.
   if (previous?.secretRef !== undefined && placement.storage === 'file')
     await forget(name, previous, options);
@@ -111,10 +155,11 @@ export interface LogoutResult {
 /** `gds auth logout --profile <name>`: that profile and its keychain entry; nothing when it is absent. */
 export async function removeProfile(name: string, options: ProfileOptions = {}): Promise<LogoutResult> {
   checkProfileName(name);
-  return withProfileLock(
-    name,
+  return withProfileLocks(
+    [name],
     async () => {
       let removedProfile: Profile | undefined;
+      // The profile goes first, and with it the record of a refresh under way: that refresh saves nothing now.
       const { activeProfile, configFileRemoved } = await updateConfig((config) => {
         removedProfile = config.profiles[name];
         delete config.profiles[name];
@@ -124,22 +169,27 @@ export async function removeProfile(name: string, options: ProfileOptions = {}):
       const removed = removedProfile === undefined ? [] : [await forget(name, removedProfile, options)];
       return { removed, activeProfile, configFileRemoved: removed.length > 0 && configFileRemoved };
     },
-    options,
+    { ...options, unlessRefreshing: (profile) => refreshUnderWay(profile, options) },
   );
 }
 
 /**
  * `gds auth logout`: every profile's keychain entry, then the config file itself. Under every profile's lock,
- * as removeProfile is under its one: a gds refreshing a profile meanwhile would otherwise save the rotated
- * tokens after the file is gone, and the profile would come back signed in. The locks are taken all or none
- * (withProfileLocks): a logout that held some while it waited for the rest would wait for a command that
- * holds one of those and waits for one it holds (`gds tokens issue --profile a --save-profile b`).
+ * as removeProfile is under its one, but for that of a profile whose tokens another gds is refreshing (its
+ * request out: the service may not answer for long). What holds after it, all the same: no profile, no
+ * keychain entry, no config file, and no refresh under way writes them back. A refresh saves only while the
+ * profile still records it (saveRefreshedProfile, checked under the config file's lock); the logout drops those
+ * records first, then the keychain entries (an entry such a refresh writes after that, it removes itself when
+ * it finds its record gone), then the file. The locks are taken all or none (withProfileLocks): a logout that
+ * held some while it waited for the rest would wait for a command that holds one of those and waits for one it
+ * holds (`gds tokens issue --profile a --save-profile b`).
  */
 export async function removeAllProfiles(options: ProfileOptions = {}): Promise<LogoutResult> {
   const names = Object.keys((await readForLogout(options))?.profiles ?? {}).filter(lockable);
   return withProfileLocks(
     names,
     async () => {
+      await dropRefreshRecords(options);
       // Read again under the locks: a refresh that finished while they were awaited changed the profiles.
       const config = await readForLogout(options);
       const removed: RemovedProfile[] = [];
@@ -149,8 +199,28 @@ export async function removeAllProfiles(options: ProfileOptions = {}): Promise<L
       const configFileRemoved = await removeConfigFile(options);
       return { removed, activeProfile: null, configFileRemoved };
     },
-    options,
+    { ...options, unlessRefreshing: (profile) => refreshUnderWay(profile, options) },
   );
+}
+
+/** Whether the profile records a refresh whose holder (another gds process) still lives (refresh-holder.ts). */
+async function refreshUnderWay(name: string, options: ProfileOptions): Promise<boolean> {
+  const profile = (await readForLogout(options))?.profiles[name];
+  if (profile === undefined || profile.kind === 'static' || profile.refreshInFlight === undefined)
+    return false;
+  const { holder, refreshTokenSha256 } = profile.refreshInFlight;
+  return holderAlive(holder, refreshTokenSha256);
+}
+
+/** Drops every profile's record of a refresh under way: from now on, no refresh saves its tokens. */
+async function dropRefreshRecords(options: ProfileOptions): Promise<void> {
+  const config = await readForLogout(options);
+  const recorded = (profile: Profile) => profile.kind !== 'static' && profile.refreshInFlight !== undefined;
+  if (!Object.values(config?.profiles ?? {}).some(recorded)) return;
+  await updateConfig((current) => {
+    for (const profile of Object.values(current.profiles))
+      if (profile.kind !== 'static') delete profile.refreshInFlight;
+  }, options);
 }
 
 /** A name no gds command takes (a hand-edited file) has no lock: nothing can be refreshing it. */

@@ -7,7 +7,8 @@
 // keychain read on a busy machine) starts over, and one that finds the token presented by a gds process
 // that still lives (it may have lost the lock while a slow keychain write outlasted the lock's stale time)
 // waits for it to save the new tokens (refresh-holder.ts). The new tokens are written (atomically) before they
-// are used. Only the grant differs by kind: the OAuth refresh-token grant, or POST /api/integration/refresh.
+// are used, while the profile still records the refresh: a `gds auth logout` does not wait for a request that is
+// out, it drops that record, and the refresh then saves nothing (profiles.ts saveRefreshedProfile). Only the grant differs by kind: the OAuth refresh-token grant, or POST /api/integration/refresh.
 // A killed gds must not brick its profile: the refresh is recorded in the profile before it is sent, the new
 // tokens are saved before anything else, Ctrl-C and SIGTERM wait (bounded) for that save, and a run that
 // finds a refresh recorded for the stored refresh token presents it again at once, which the service
@@ -27,7 +28,7 @@ import { addRunSecret } from '../core/redact.js';
 import { debugLog } from './debug-log.js';
 import { finishBeforeExit, SAVE_BOUND_MS } from './finish-before-exit.js';
 import type { ProfileFields } from './profiles.js';
-import { saveProfile } from './profiles.js';
+import { saveRefreshedProfile } from './profiles.js';
 import { holderAlive, holderOf, presenting } from './refresh-holder.js';
 import { keychainTimeoutMs, readSecrets } from './secret-store.js';
 import { createApiClient, ApiError, NetworkError } from '../client/index.js';
@@ -286,13 +287,21 @@ async function refreshOnce(
           // The new tokens first, even if the lock was lost while the request was out: the old refresh token is
           // spent, these are the only copy.
           const fields = { ...renewableFields(stored.profile), ...tokens.fields };
+          // Saved only while the profile still records this refresh: a `gds auth logout` meanwhile (it does
+          // not wait for this request) dropped the record, and nothing comes back after it. This run still uses
+          // the new access token for the request it renewed it for.
           saving(saveBoundMs(options.env));
-          await saveProfile(
+          const saved = await saveRefreshedProfile(
             profileName,
             fields,
             { accessToken: tokens.accessToken, refreshToken: tokens.refreshToken ?? refreshToken },
+            fingerprint(refreshToken),
             { env: options.env, warn: options.warn, onlyCopy: true },
           );
+          if (saved === undefined)
+            debugLog(
+              `refresh of profile ${profileName}: the profile was logged out or replaced while the request was out; the new tokens are not saved`,
+            );
           return { accessToken: tokens.accessToken, expiresAt: tokens.fields.expiresAt };
         }),
       );
