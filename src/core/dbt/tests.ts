@@ -164,8 +164,30 @@ export function mapTests(tests: ManifestNode[], context: TestContext): MappedRul
       }
       case 'nullRate': {
         const held = overrides.get(outcome.column);
-        if (!held?.required)
-          overrides.set(outcome.column, { override: outcome.override, test: node.uniqueId, required: false });
+        // Two null-rate tests of a column both hold: the stricter limit of each.
+        if (
+          held === undefined ||
+          (!held.required && outcome.override.nullRate.fail < held.override.nullRate.fail)
+        )
+          overrides.set(outcome.column, {
+            override: {
+              field: outcome.column,
+              nullRate: {
+                warn: Math.min(outcome.override.nullRate.warn, held?.override.nullRate.warn ?? 1),
+                fail: outcome.override.nullRate.fail,
+              },
+            },
+            test: node.uniqueId,
+            required: false,
+          });
+        else if (!held.required)
+          held.override = {
+            field: outcome.column,
+            nullRate: {
+              warn: Math.min(outcome.override.nullRate.warn, held.override.nullRate.warn),
+              fail: held.override.nullRate.fail,
+            },
+          };
         rules.mapped.push({ test: node.uniqueId, rule: `nullRate:${outcome.column}` });
         break;
       }
@@ -567,6 +589,30 @@ function mapOne(node: ManifestNode, written: ManifestTest, context: TestContext)
         condition !== undefined && condition.replace(/\s/g, '') !== '1=1' ? condition : undefined,
       );
     }
+    case 'dbt_utils.not_null_proportion': {
+      const col = column();
+      if ('error' in col) return refused(col.error);
+      const groups = kwargs['group_by_columns'];
+      if (Array.isArray(groups) && groups.length > 0)
+        return refused('its group_by_columns: a Gate 1 null rate is of the whole table, not of each group');
+      if (where !== undefined) return refused('a where: condition: a Gate 1 null rate has no condition');
+      const atMost = kwargs['at_most'] ?? 1;
+      if (typeof atMost !== 'number' || atMost < 1)
+        return refused(
+          `its at_most ${JSON.stringify(atMost)}: it fails a column with too few NULLs, which no Gate 1 null rate does`,
+        );
+      const fail = complementOf(kwargs['at_least']);
+      if (fail === undefined)
+        return refused(`its at_least ${JSON.stringify(kwargs['at_least'])} is no decimal from 0 to 1`);
+      return {
+        kind: 'nullRate',
+        column: col.name,
+        override: {
+          field: col.name,
+          nullRate: test.severity === 'error' ? { warn: fail, fail } : { warn: fail, fail: 1 },
+        },
+      };
+    }
     case 'dbt_utils.accepted_range':
     case 'dbt_expectations.expect_column_values_to_be_between': {
       const col = column();
@@ -641,6 +687,7 @@ const MAPPED_KINDS: ReadonlySet<string> = new Set([
   'dbt_utils.expression_is_true',
   'dbt_utils.accepted_range',
   'dbt_utils.not_accepted_values',
+  'dbt_utils.not_null_proportion',
   'dbt_expectations.expect_column_values_to_not_be_null',
   'dbt_expectations.expect_column_values_to_be_unique',
   'dbt_expectations.expect_compound_columns_to_be_unique',
@@ -837,6 +884,20 @@ const FRACTION_DIVISION: ReadonlySet<string> = new Set([
   'clickhouse',
   'oracle',
 ]);
+
+/**
+ * 1 - at_least of not_null_proportion, computed in decimal as dbt's SQL compares it (the share of NULLs above
+ * which `not_null_proportion < at_least` holds): 1 - 0.9 is 0.1, where a float's is 0.09999999999999998 and
+ * would fail the 10 % of NULLs dbt passes. Undefined unless a plain decimal in [0, 1].
+ */
+function complementOf(atLeast: unknown): number | undefined {
+  if (typeof atLeast !== 'number' || atLeast < 0 || atLeast > 1) return undefined;
+  const written = /^(\d+)(?:\.(\d{1,15}))?$/.exec(String(atLeast));
+  if (written === null) return undefined;
+  const decimals = written[2]?.length ?? 0;
+  const scale = 10 ** decimals;
+  return (scale - Number(`${written[1] ?? ''}${written[2] ?? ''}`)) / scale;
+}
 
 /** Why a test's value is not mapped: a number dbt may print otherwise, or not a plain value. */
 function notPlain(what: string, value: unknown): string {

@@ -221,3 +221,56 @@ describe("dbt_utils.not_accepted_values: its macro's `value_field in (…)`", ()
     expect(declaration.notMappedTests[0]?.reason).toMatch(/dbt writes it between single quotes unescaped/);
   });
 });
+
+describe('dbt_utils.not_null_proportion: the share of NULLs above which its macro fails', () => {
+  const proportion = (kwargs: Entry, config: Entry = {}, id = 'p') =>
+    genericTest('not_null_proportion', 'model.shop.people', kwargs, {
+      column: 'name',
+      namespace: 'dbt_utils',
+      config,
+      id: `test.shop.not_null_proportion_${id}.abc`,
+    });
+  const rateOf = (...tests: Entry[]) => {
+    const { declaration, rules } = declare('postgres', tests);
+    return {
+      declaration,
+      nullRate: rules['fieldOverrides']?.find((o) => o['field'] === 'name')?.['nullRate'],
+    };
+  };
+
+  it('at_least 0.9 fails above 10 % of NULLs, in decimal (a float 1 - 0.9 would fail exactly 10 %)', () => {
+    const { declaration, nullRate } = rateOf(proportion({ at_least: 0.9 }));
+    expect(nullRate).toEqual({ warn: 0.1, fail: 0.1 });
+    expect(declaration.rules).toContain(
+      `name: warns above 10 % NULL, fails above 10 % (dbt test test.shop.not_null_proportion_p.abc)`,
+    );
+  });
+
+  it('severity warn only warns; with not_null (warn) the stricter limit of each holds', () => {
+    expect(rateOf(proportion({ at_least: 0.95 }, { severity: 'warn' })).nullRate).toEqual({
+      warn: 0.05,
+      fail: 1,
+    });
+    const notNullWarn = genericTest(
+      'not_null',
+      'model.shop.people',
+      {},
+      { column: 'name', config: { severity: 'warn' } },
+    );
+    expect(rateOf(notNullWarn, proportion({ at_least: 0.75 })).nullRate).toEqual({ warn: 0, fail: 0.25 });
+  });
+
+  it('what no null rate expresses is not mapped: at_most below 1, group_by_columns, a where:', () => {
+    const { declaration, nullRate } = rateOf(
+      proportion({ at_least: 0.5, at_most: 0.9 }, {}, 'a'),
+      proportion({ at_least: 0.5, group_by_columns: ['age'] }, {}, 'b'),
+      proportion({ at_least: 0.5 }, { where: 'age > 1' }, 'c'),
+    );
+    expect(nullRate).toEqual({ warn: 1, fail: 1 });
+    expect(declaration.notMappedTests.map((t) => t.reason)).toEqual([
+      expect.stringMatching(/at_most 0.9: it fails a column with too few NULLs/),
+      expect.stringMatching(/group_by_columns/),
+      expect.stringMatching(/a where: condition/),
+    ]);
+  });
+});
