@@ -453,6 +453,8 @@ function mapOne(node: ManifestNode, written: ManifestTest, context: TestContext)
     );
     if (conditions.some((c) => JINJA.test(c)))
       return refused('its condition is a Jinja template, not a plain SQL condition');
+    const trap = conditions.map((c) => dialectTrap(c, context.adapter)).find((t) => t !== undefined);
+    if (trap !== undefined) return refused(trap);
     const sql =
       conditions.length === 0
         ? check
@@ -529,6 +531,8 @@ function mapOne(node: ManifestNode, written: ManifestTest, context: TestContext)
               : rawValue(value);
         if (literal === undefined) return refused(notPlain('value', value));
         if (typeof literal !== 'string') return refused(literal.unquotable);
+        const trap = quote ? undefined : dialectTrap(literal, context.adapter);
+        if (trap !== undefined) return refused(trap);
         literals.push(literal);
       }
       const id = sqlIdentifier(col.name);
@@ -576,6 +580,8 @@ function mapOne(node: ManifestNode, written: ManifestTest, context: TestContext)
       const expression = text(kwargs['expression']);
       if (expression === undefined || JINJA.test(expression))
         return refused('its expression is missing or a Jinja template');
+      const trap = dialectTrap(expression, context.adapter);
+      if (trap !== undefined) return refused(trap);
       const written = test.columnName ?? text(kwargs['column_name']);
       let check = withColumnNames(expression, context.columns);
       if (written !== undefined) {
@@ -629,6 +635,8 @@ function mapOne(node: ManifestNode, written: ManifestTest, context: TestContext)
         if (value === undefined || value === null) continue;
         const literal = rawValue(value);
         if (literal === undefined) return refused(notPlain(key, value));
+        const trap = dialectTrap(literal, context.adapter);
+        if (trap !== undefined) return refused(trap);
         bounds.push(`${id} ${op} ${literal}`);
       }
       if (bounds.length === 0) return refused('it sets neither min_value nor max_value');
@@ -1076,6 +1084,30 @@ function dotWithoutNewline(regex: string): string {
     } else out += c === '.' ? '[^\\n]' : c;
   }
   return out;
+}
+
+/** The adapters where `"…"` is a string, not a quoted name as in PostgreSQL (Spark's default, MySQL's without ANSI_QUOTES). */
+const DOUBLE_QUOTED_STRINGS: ReadonlySet<string> = new Set([
+  'bigquery',
+  'databricks',
+  'spark',
+  'mysql',
+  'mariadb',
+]);
+
+/**
+ * Why SQL a test writes as it is (a condition, an expression, a quote: false value, a bound) means another
+ * thing in PostgreSQL than on the adapter, or undefined: a backslash in a string, an escape there
+ * (LITERAL_BACKSLASH), or `"…"`, a string there and a column name in PostgreSQL.
+ */
+function dialectTrap(sql: string, adapter: string | undefined): string | undefined {
+  const on = adapter ?? 'its adapter';
+  const strings = sql.match(/'(?:[^']|'')*'?/g) ?? [];
+  if (!LITERAL_BACKSLASH.has(adapter ?? '') && strings.some((literal) => literal.includes('\\')))
+    return `its SQL (${sql}) has a backslash in a string, which on ${on} escapes the character after it and in PostgreSQL, where Gate 1 runs, is itself`;
+  if (DOUBLE_QUOTED_STRINGS.has(adapter ?? '') && sql.replace(/'(?:[^']|'')*'?/g, '').includes('"'))
+    return `its SQL (${sql}) writes "…", a string on ${on} and a column name in PostgreSQL, where Gate 1 runs: write the string between single quotes`;
+  return undefined;
 }
 
 /** A value written into the SQL as it is (dbt's quote: false, and range bounds). */

@@ -46,6 +46,8 @@ const status = genericTest(
 );
 const unique = genericTest('unique', 'model.shop.people', {}, { column: 'id' });
 const notNull = genericTest('not_null', 'model.shop.people', {}, { column: 'id' });
+const expressionIsTrue = (expression: string) =>
+  genericTest('expression_is_true', 'model.shop.people', { expression }, { namespace: 'dbt_utils' });
 
 describe("a project's own macro for a test gds maps", () => {
   it('snowflake__test_accepted_values of the project (dbt dispatches to it first): not mapped, naming it', () => {
@@ -158,12 +160,7 @@ describe("match_regex: the regex as the adapter's engine reads it", () => {
 });
 
 describe("an expression's division: a fraction on most warehouses, truncated in PostgreSQL", () => {
-  const ratio = genericTest(
-    'expression_is_true',
-    'model.shop.people',
-    { expression: 'age / 2 >= 1' },
-    { namespace: 'dbt_utils' },
-  );
+  const ratio = expressionIsTrue('age / 2 >= 1');
 
   it('Snowflake, BigQuery, DuckDB, Databricks: 1 / 2 is 0.5 there and 0 in PostgreSQL, so not mapped, saying why', () => {
     for (const adapter of ['snowflake', 'bigquery', 'duckdb', 'databricks']) {
@@ -271,6 +268,34 @@ describe('dbt_utils.not_null_proportion: the share of NULLs above which its macr
       expect.stringMatching(/at_most 0.9: it fails a column with too few NULLs/),
       expect.stringMatching(/group_by_columns/),
       expect.stringMatching(/a where: condition/),
+    ]);
+  });
+});
+
+describe('SQL a test writes as it is, read as its warehouse reads it', () => {
+  const inList = genericTest(
+    'accepted_values',
+    'model.shop.people',
+    { values: ['a', 'b'] },
+    { column: 'name', config: { where: 'name != "id"' } },
+  );
+  const noUnderscore = expressionIsTrue("name not like '%\\_%'");
+
+  it('"id" is a string on BigQuery and the column id in PostgreSQL: not mapped, saying so', () => {
+    const { declaration, rules } = declare('bigquery', [inList]);
+    expect(rules['customPredicates']).toBeUndefined();
+    expect(declaration.notMappedTests[0]?.reason).toBe(
+      'its SQL (name != "id") writes "…", a string on bigquery and a column name in PostgreSQL, where Gate 1 runs: write the string between single quotes',
+    );
+    expect(declare('postgres', [inList]).declaration.notMappedTests).toEqual([]);
+  });
+
+  it('a backslash in a string escapes on Snowflake and is itself in PostgreSQL: not mapped there, mapped on PostgreSQL', () => {
+    expect(declare('snowflake', [noUnderscore]).declaration.notMappedTests[0]?.reason).toMatch(
+      /has a backslash in a string, which on snowflake escapes the character after it/,
+    );
+    expect(declare('postgres', [noUnderscore]).rules['customPredicates']).toEqual([
+      expect.objectContaining({ sql: "name not like '%\\_%'" }),
     ]);
   });
 });
