@@ -771,6 +771,11 @@ function columnOf(written: string, context: TestContext): { name: string } | { e
   const found = context.exactColumns
     ? reachedColumn(context.columns, written, context.adapter)
     : mapped(findColumn(context.columns, written));
+  // dbt writes column_name into its SQL as it is, so a test may name an expression (coalesce(a, b)).
+  if (found === undefined && !/^\s*(?:"[^"]*"|`[^`]*`|\[[^\]]*\]|[\p{L}\p{N}_$]+)\s*$/u.test(written))
+    return {
+      error: `its column_name ${written.trim()} is an SQL expression, which dbt tests as it is; gds maps a test of one of the table's columns`,
+    };
   if (found === undefined)
     return {
       error: `the table has no column ${JSON.stringify(written)} (its columns: ${context.columns.join(', ')})`,

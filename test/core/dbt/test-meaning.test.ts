@@ -299,3 +299,17 @@ describe('SQL a test writes as it is, read as its warehouse reads it', () => {
     ]);
   });
 });
+
+describe('a column_name that is an expression', () => {
+  it('not mapped, its reason saying it is an expression dbt tests as it is (not a missing column)', () => {
+    const test = genericTest('not_null', 'model.shop.people', {}, { column: 'coalesce(name, age)' });
+    const { declaration } = declare('postgres', [test]);
+    expect(declaration.notMappedTests[0]?.reason).toBe(
+      "its column_name coalesce(name, age) is an SQL expression, which dbt tests as it is; gds maps a test of one of the table's columns",
+    );
+    const missing = genericTest('not_null', 'model.shop.people', {}, { column: 'email' });
+    expect(declare('postgres', [missing]).declaration.notMappedTests[0]?.reason).toMatch(
+      /^the table has no column "email"/,
+    );
+  });
+});
