@@ -1,9 +1,12 @@
 // A dbt test's rule means what the macro dbt runs for it means: a project's own implementation of a test,
 // and the regex dbt_expectations matches on the adapter, decide what gds may map.
+import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { declareDbtProject, prepareDbtReader } from '../../../src/core/dbt/project.js';
 import type { DbtReader } from '../../../src/core/dbt/project.js';
+import { sharedFixturesDir } from '../../helpers/fixtures.js';
+import { needs, noSharedFixtures } from '../../helpers/skip.js';
 import { columns, genericTest, manifest, matchRegexTest, model } from './helpers.js';
 
 let dbtReader: DbtReader;
@@ -310,6 +313,20 @@ describe('a column_name that is an expression', () => {
     const missing = genericTest('not_null', 'model.shop.people', {}, { column: 'email' });
     expect(declare('postgres', [missing]).declaration.notMappedTests[0]?.reason).toMatch(
       /^the table has no column "email"/,
+    );
+  });
+});
+
+describe("balboa's real manifest (Snowflake, dbt 1.0.4)", needs(noSharedFixtures), () => {
+  it("its unique test of manifest_exposure_id || '-' || output_feeds is reported as an expression", () => {
+    const read = JSON.parse(
+      readFileSync(`${sharedFixturesDir}real/dbt/balboa_snowflake_1.0.4.manifest.json`, 'utf8'),
+    ) as unknown;
+    const reasons = declareDbtProject({ manifest: read }, {}, dbtReader).declarations.flatMap((d) =>
+      d.notMappedTests.map((t) => t.reason),
+    );
+    expect(reasons).toContain(
+      "its column_name manifest_exposure_id || '-' || output_feeds is an SQL expression, which dbt tests as it is; gds maps a test of one of the table's columns",
     );
   });
 });
