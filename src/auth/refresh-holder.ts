@@ -62,6 +62,18 @@ export async function holderAlive(holder: unknown, fingerprint: string): Promise
   return holder.start === undefined || stat.start === holder.start;
 }
 
+/**
+ * Whether the process a refresh record names (of this machine) is stopped: Ctrl-Z (SIGTSTP), SIGSTOP, or a
+ * debugger's stop. Such a holder lives and may be resumed at any moment, to save the tokens it asked for: it is
+ * not taken over, and nothing tells how long it stays stopped. Linux only (/proc); elsewhere never.
+ */
+export async function holderStopped(holder: unknown): Promise<boolean> {
+  if (!isHolder(holder) || holder.host !== hostname() || holder.pid === process.pid) return false;
+  const stat = await procStat(String(holder.pid));
+  if (stat === undefined || (holder.start !== undefined && stat.start !== holder.start)) return false;
+  return stat.state === 'T' || stat.state === 't';
+}
+
 function isHolder(value: unknown): value is RefreshHolder {
   if (typeof value !== 'object' || value === null) return false;
   const { pid, host, boot, start } = value as Record<string, unknown>;

@@ -29,7 +29,7 @@ import { debugLog } from './debug-log.js';
 import { finishBeforeExit, SAVE_BOUND_MS } from './finish-before-exit.js';
 import type { ProfileFields } from './profiles.js';
 import { saveRefreshedProfile } from './profiles.js';
-import { holderAlive, holderOf, presenting } from './refresh-holder.js';
+import { holderAlive, holderOf, holderStopped, presenting } from './refresh-holder.js';
 import { keychainTimeoutMs, readSecrets } from './secret-store.js';
 import { createApiClient, ApiError, NetworkError } from '../client/index.js';
 import { unverifiedClaims } from '../core/jwt-claims.js';
@@ -196,7 +196,29 @@ async function underWay(record: RefreshInFlight, now: number, env: Env | undefin
   return holderAlive(record.holder, record.refreshTokenSha256);
 }
 
-/** Waits (without the profile lock) until the refresh `record` names is no longer recorded or under way. */
+/** How long a refresh's holder is seen stopped before untilSettled gives up (a Ctrl-Z then fg goes on). */
+const STOPPED_HOLDER_MS = 2_000;
+
+/** The holder of the profile's refresh is stopped: what to do about it, its pid named. */
+function holderIsStopped(profileName: string, pid: number): CliError {
+  return new CliError(
+    `gds process ${pid} is stopped (Ctrl-Z or SIGSTOP) in the middle of refreshing the tokens of profile ${profileName}: ` +
+      `it holds their single-use refresh token, and only it can save what the service answers.`,
+    {
+      exitCode: ExitCode.Failure,
+      code: 'config_locked',
+      suggestion:
+        `Resume it (fg in its terminal, or kill -CONT ${pid}); it saves the new tokens. Then run this command again. ` +
+        `To end it instead: kill -TERM ${pid} && kill -CONT ${pid} (it saves the tokens it got before it exits).`,
+    },
+  );
+}
+
+/**
+ * Waits (without the profile lock) until the refresh `record` names is no longer recorded or under way. A holder
+ * seen stopped for STOPPED_HOLDER_MS ends the wait with config_locked naming it: it lives, so it is not taken
+ * over (resumed, it would save an answer to the token a taker presents again), and it may stay stopped for ever.
+ */
 async function untilSettled(
   profileName: string,
   record: RefreshInFlight,
@@ -207,8 +229,15 @@ async function untilSettled(
   debugLog(
     `refresh of profile ${profileName}: process ${record.holder?.pid ?? '?'} presented its refresh token at ${record.since}; waiting for it to save the new tokens`,
   );
+  let stoppedSince: number | undefined;
   for (;;) {
     await sleep(100 + Math.random() * 150);
+    // A holder stopped (Ctrl-Z) would keep this run waiting for as long as a refresh may take (about a minute),
+    // then have it present the token the stopped one may save the answer of when resumed: said at once instead.
+    if (await holderStopped(record.holder)) stoppedSince ??= Date.now();
+    else stoppedSince = undefined;
+    if (stoppedSince !== undefined && Date.now() - stoppedSince >= STOPPED_HOLDER_MS)
+      throw holderIsStopped(profileName, record.holder?.pid ?? 0);
     const profile = (await loadConfig({ env: options.env, warn: options.warn })).profiles[profileName];
     const current = profile === undefined || profile.kind === 'static' ? undefined : profile.refreshInFlight;
     if (

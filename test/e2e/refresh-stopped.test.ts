@@ -1,0 +1,86 @@
+// A gds stopped with Ctrl-Z (SIGTSTP) in the middle of refreshing its profile's tokens: its request is out (the
+// service spent the refresh token and answered; the answer waits in the stopped process). Another gds on that
+// profile took the stopped one's lock over once stale (5 s), then, the holder being alive, waited for it for as
+// long as a refresh may take (~63 s), then presented the spent token again (refused: exit 3). It must instead say
+// at once which process holds the refresh and what to do (config_locked); once that one is resumed, it saves the
+// new tokens and the profile works.
+import { readFile } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runInProcess } from '../helpers/run-in-process.js';
+import type { KillHarness } from './refresh-kill-harness.js';
+import {
+  auditList,
+  auditListOn,
+  expiredProfile,
+  savedProfileTemplate,
+  startGds,
+  startKillHarness,
+  storedRefreshToken,
+} from './refresh-kill-harness.js';
+
+let harness: KillHarness;
+let template: Record<string, unknown>;
+
+beforeAll(async () => {
+  harness = await startKillHarness();
+  template = await savedProfileTemplate(harness);
+});
+
+afterAll(async () => {
+  await harness?.close();
+});
+
+/** Settles once the process is stopped (Linux's /proc/PID/stat state T). */
+async function untilStopped(pid: number): Promise<void> {
+  for (;;) {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('T')) return;
+    await sleep(20);
+  }
+}
+
+describe.runIf(process.platform === 'linux')('a gds stopped (Ctrl-Z) while it refreshes the profile', () => {
+  it('another gds says at once which process holds the refresh and how to resume it; resumed, it saves', async () => {
+    const { configDir, refreshToken } = await expiredProfile(harness, template, 300);
+    let reached!: () => void;
+    const reachedProxy = new Promise<void>((resolve) => (reached = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    harness.plans.set(refreshToken, { mode: 'hold', reached, release: () => released });
+    const stopped = startGds(auditList, configDir);
+    const pid = stopped.child.pid as number;
+    try {
+      await Promise.race([
+        reachedProxy,
+        stopped.result.then((r) => {
+          throw new Error(`gds ended (${r.code}) before its refresh reached the proxy:\n${r.stderr}`);
+        }),
+      ]);
+      stopped.child.kill('SIGTSTP');
+      await untilStopped(pid);
+      // The answer goes out now, and waits unread in the stopped process.
+      release();
+      const other = await runInProcess(auditList, {
+        env: { GDS_CONFIG_DIR: configDir, GDS_SECRET_STORAGE: 'file' },
+      });
+      expect(other.code, other.stderr).toBe(1);
+      const { error } = JSON.parse(other.stderr.trim().split('\n').at(-1) ?? '') as {
+        error: { code: string; message: string; suggestion: string };
+      };
+      expect(error.code).toBe('config_locked');
+      expect(error.message).toContain(`gds process ${pid} is stopped`);
+      expect(error.suggestion).toContain(`kill -CONT ${pid}`);
+      // Nothing was presented again: the stopped one's refresh token is still the one stored.
+      expect(await storedRefreshToken(configDir)).toBe(refreshToken);
+    } finally {
+      release();
+      stopped.child.kill('SIGCONT');
+    }
+    const resumed = await stopped.result;
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(await storedRefreshToken(configDir)).not.toBe(refreshToken);
+    const after = await auditListOn(configDir);
+    expect(after.code, after.stderr).toBe(0);
+  }, 180_000);
+});
