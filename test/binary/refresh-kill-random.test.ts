@@ -4,33 +4,24 @@
 // refresh for certain, in `npm test`; this many-kills net runs where the single executable is built
 // (`npm run test:e2e:binary`, GDS_KILL_RUNS kills, 20 by default).
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { CliResult } from '../cli/helpers/cli-process.js';
-import type { KillHarness } from '../e2e/refresh-kill-harness.js';
 import {
   auditList,
   auditListOn,
   expiredProfile,
   savedProfileTemplate,
   startGds,
-  startKillHarness,
   storedRefreshToken,
 } from '../e2e/refresh-kill-harness.js';
+import { useKillHarness } from '../helpers/kill-harness.js';
 
 const RUNS = Number(process.env.GDS_KILL_RUNS ?? 20);
 const PARALLEL = 6;
 /** How long the proxy holds the service's answer to a refresh marked `hold`. */
 const HOLD_MS = 300;
 
-let harness: KillHarness;
-
-beforeAll(async () => {
-  harness = await startKillHarness();
-});
-
-afterAll(async () => {
-  await harness?.close();
-});
+const used = useKillHarness({ template: false });
 
 interface Kill {
   /** hold: kill while the answer is held back; pass: kill just after it was sent; any: at a random time. */
@@ -58,11 +49,11 @@ interface Outcome {
 
 async function killDuringRefresh(template: Record<string, unknown>, n: number): Promise<Outcome> {
   const kill = kills[n % kills.length] as Kill;
-  const { configDir, refreshToken } = await expiredProfile(harness, template, n);
+  const { configDir, refreshToken } = await expiredProfile(used.harness, template, n);
   let answered!: () => void;
   const heard = new Promise<void>((resolve) => (answered = resolve));
   if (kill.at !== 'any')
-    harness.plans.set(refreshToken, { mode: kill.at, reached: answered, release: () => sleep(HOLD_MS) });
+    used.harness.plans.set(refreshToken, { mode: kill.at, reached: answered, release: () => sleep(HOLD_MS) });
   const { child, result } = startGds(auditList, configDir);
   if (kill.at === 'any') {
     await Promise.race([sleep(Math.random() * 600), result]);
@@ -72,7 +63,7 @@ async function killDuringRefresh(template: Record<string, unknown>, n: number): 
   }
   child.kill(kill.signal);
   const killed = await result;
-  harness.plans.delete(refreshToken);
+  used.harness.plans.delete(refreshToken);
   const refreshTokenChanged = (await storedRefreshToken(configDir)) !== refreshToken;
   const after = await auditListOn(configDir);
   return { n, kill, killed, after, refreshTokenChanged };
@@ -80,7 +71,7 @@ async function killDuringRefresh(template: Record<string, unknown>, n: number): 
 
 describe('killing gds at random during the refresh of an integration profile', () => {
   it(`${RUNS} kills (SIGKILL, SIGINT, SIGTERM, at every point of the refresh): no profile is bricked`, async () => {
-    const template = await savedProfileTemplate(harness);
+    const template = await savedProfileTemplate(used.harness);
     const outcomes: Outcome[] = [];
     for (let first = 0; first < RUNS; first += PARALLEL) {
       const batch = Array.from({ length: Math.min(PARALLEL, RUNS - first) }, (_, i) => first + i);

@@ -6,28 +6,12 @@
 // or the user who saw "Removed profile ci" would still be signed in.
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runInProcess } from '../helpers/run-in-process.js';
-import type { KillHarness } from './refresh-kill-harness.js';
-import {
-  auditList,
-  expiredProfile,
-  savedProfileTemplate,
-  startGds,
-  startKillHarness,
-} from './refresh-kill-harness.js';
+import { useKillHarness } from '../helpers/kill-harness.js';
+import { auditList, expiredProfile, holdRefresh, startGds } from './refresh-kill-harness.js';
 
-let harness: KillHarness;
-let template: Record<string, unknown>;
-
-beforeAll(async () => {
-  harness = await startKillHarness();
-  template = await savedProfileTemplate(harness);
-});
-
-afterAll(async () => {
-  await harness?.close();
-});
+const used = useKillHarness();
 
 const exists = (path: string) =>
   access(path).then(
@@ -42,23 +26,14 @@ describe('gds auth logout while another gds refreshes the profile', () => {
   ])(
     '$name: ends while the refresh waits for its answer, and the refresh saves nothing after it',
     async ({ logout, n }) => {
-      const { configDir, refreshToken } = await expiredProfile(harness, template, n);
+      const { configDir, refreshToken } = await expiredProfile(used.harness, used.template, n);
       const env = { GDS_CONFIG_DIR: configDir, GDS_SECRET_STORAGE: 'file' };
-      let reached!: () => void;
-      const reachedProxy = new Promise<void>((resolve) => (reached = resolve));
-      let release!: () => void;
-      const released = new Promise<void>((resolve) => (release = resolve));
       // The service spends the refresh token at once; its answer reaches gds only once the logout has ended.
-      harness.plans.set(refreshToken, { mode: 'hold', reached, release: () => released });
+      const held = holdRefresh(used.harness, refreshToken);
       const refresher = startGds(auditList, configDir);
-      await Promise.race([
-        reachedProxy,
-        refresher.result.then((r) => {
-          throw new Error(`gds ended (${r.code}) before its refresh reached the proxy:\n${r.stderr}`);
-        }),
-      ]);
+      await held.reachedBy(refresher);
       const loggedOut = await runInProcess(logout, { env });
-      release();
+      held.release();
       const refreshed = await refresher.result;
       expect(loggedOut.code, loggedOut.stderr).toBe(0);
       expect(JSON.parse(loggedOut.stdout)).toMatchObject({

@@ -193,6 +193,27 @@ export function auditListOn(configDir: string) {
 }
 
 /**
+ * Holds the proxy's answer to the refresh that presents `refreshToken` (hold: the service has answered; stall:
+ * the service never gets the request) until `release()`. `reachedBy(gds)` settles once that refresh reached the
+ * proxy, and fails when gds ends first.
+ */
+export function holdRefresh(harness: KillHarness, refreshToken: string, mode: 'hold' | 'stall' = 'hold') {
+  let reached!: () => void;
+  const reachedProxy = new Promise<void>((resolve) => (reached = resolve));
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  harness.plans.set(refreshToken, { mode, reached, release: () => released });
+  const reachedBy = (gds: ReturnType<typeof startGds>) =>
+    Promise.race([
+      reachedProxy,
+      gds.result.then((r) => {
+        throw new Error(`gds ended (${r.code}) before its refresh reached the proxy:\n${r.stderr}`);
+      }),
+    ]);
+  return { release, reachedBy };
+}
+
+/**
  * Starts gds (`start`, given the environment to add: GDS_DEBUG=1) with the service's answer to a refresh of
  * `refreshToken` held: the service spends the token and answers, and gds hears the answer only once it has
  * taken `signal` (its debug line says it holds the signal; a signal sent with the answer may be read after it).
@@ -204,20 +225,11 @@ export async function signalledMidRefresh(
   start: (env: Record<string, string>) => ReturnType<typeof startGds>,
   signal: NodeJS.Signals,
 ) {
-  let reached!: () => void;
-  const reachedProxy = new Promise<void>((resolve) => (reached = resolve));
-  let release!: () => void;
-  const released = new Promise<void>((resolve) => (release = resolve));
-  harness.plans.set(refreshToken, { mode: 'hold', reached, release: () => released });
+  const held = holdRefresh(harness, refreshToken);
   const gds = start({ GDS_DEBUG: '1' });
-  await Promise.race([
-    reachedProxy,
-    gds.result.then((r) => {
-      throw new Error(`gds ended (${r.code}) before its refresh reached the proxy:\n${r.stderr}`);
-    }),
-  ]);
+  await held.reachedBy(gds);
   gds.child.kill(signal);
   await gds.printed(new RegExp(`${signal} held: the new tokens are saved first`));
-  release();
+  held.release();
   return gds.result;
 }

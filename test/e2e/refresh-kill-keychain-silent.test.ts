@@ -5,38 +5,26 @@
 // keychain process killed and the only copy of the rotated tokens gone (the service has spent the old one).
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { KillHarness } from './refresh-kill-harness.js';
+import { describe, expect, it } from 'vitest';
+import { useKillHarness } from '../helpers/kill-harness.js';
 import {
   auditList,
   auditListOn,
   expiredProfile,
-  savedProfileTemplate,
   signalledMidRefresh,
   startGds,
-  startKillHarness,
   storedRefreshToken,
 } from './refresh-kill-harness.js';
 
-let harness: KillHarness;
-let template: Record<string, unknown>;
-
-beforeAll(async () => {
-  harness = await startKillHarness();
-  template = await savedProfileTemplate(harness);
-});
-
-afterAll(async () => {
-  await harness?.close();
-});
+const used = useKillHarness();
 
 describe('a signal during a refresh whose keychain write gets no answer', () => {
   it.each(['SIGTERM', 'SIGINT'] as const)(
     '%s: the rotated tokens reach the config file before gds exits',
     async (signal) => {
       const { configDir, refreshToken } = await expiredProfile(
-        harness,
-        template,
+        used.harness,
+        used.template,
         signal === 'SIGTERM' ? 200 : 201,
       );
       // A session bus that takes the connection and never answers.
@@ -46,7 +34,7 @@ describe('a signal during a refresh whose keychain write gets no answer', () => 
       try {
         // The service spends the token and answers; gds hears the answer only after the signal.
         const killed = await signalledMidRefresh(
-          harness,
+          used.harness,
           refreshToken,
           (env) =>
             startGds(auditList, configDir, {

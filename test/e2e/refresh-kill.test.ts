@@ -14,29 +14,18 @@
 import { readdir, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { lock } from 'proper-lockfile';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { KillHarness, RefreshPlan } from './refresh-kill-harness.js';
+import { describe, expect, it } from 'vitest';
+import { useKillHarness } from '../helpers/kill-harness.js';
 import {
   auditList,
   auditListOn,
   expiredProfile,
-  savedProfileTemplate,
+  holdRefresh,
   startGds,
-  startKillHarness,
   storedRefreshToken,
 } from './refresh-kill-harness.js';
 
-let harness: KillHarness;
-let template: Record<string, unknown>;
-
-beforeAll(async () => {
-  harness = await startKillHarness();
-  template = await savedProfileTemplate(harness);
-});
-
-afterAll(async () => {
-  await harness?.close();
-});
+const used = useKillHarness();
 
 type Point = 'recorded' | 'spent' | 'heard';
 type Signal = 'SIGKILL' | 'SIGINT' | 'SIGTERM';
@@ -60,34 +49,27 @@ async function ageLocks(configDir: string): Promise<void> {
 }
 
 async function killAt(point: Point, signal: Signal, n: number) {
+  const { harness, template } = used;
   const { configDir, refreshToken } = await expiredProfile(harness, template, n);
-  let reached!: () => void;
-  const reachedProxy = new Promise<void>((resolve) => (reached = resolve));
-  let release!: () => void;
-  const released = new Promise<void>((resolve) => (release = resolve));
   let unlockConfig: (() => Promise<void>) | undefined;
-  const plan: RefreshPlan =
-    point === 'recorded'
-      ? { mode: 'stall', reached, release: () => released }
-      : point === 'spent'
-        ? { mode: 'hold', reached, release: () => released }
-        : {
-            mode: 'pass',
-            reached,
-            beforeForward: async () => {
-              unlockConfig = await lockConfig(configDir);
-            },
-          };
-  harness.plans.set(refreshToken, plan);
+  let release = () => undefined as void;
+  let reached: (gds: ReturnType<typeof startGds>) => Promise<unknown>;
+  if (point === 'heard') {
+    harness.plans.set(refreshToken, {
+      mode: 'pass',
+      reached: () => undefined,
+      beforeForward: async () => {
+        unlockConfig = await lockConfig(configDir);
+      },
+    });
+    reached = (gds) => gds.printed(/^gds: ← 200 POST \S+\/api\/integration\/refresh /m);
+  } else {
+    const held = holdRefresh(harness, refreshToken, point === 'recorded' ? 'stall' : 'hold');
+    release = held.release;
+    reached = held.reachedBy;
+  }
   const gds = startGds(auditList, configDir, { GDS_DEBUG: '1' });
-  await (point === 'heard'
-    ? gds.printed(/^gds: ← 200 POST \S+\/api\/integration\/refresh /m)
-    : Promise.race([
-        reachedProxy,
-        gds.result.then((r) => {
-          throw new Error(`gds ended (${r.code}) before its refresh reached the proxy:\n${r.stderr}`);
-        }),
-      ]));
+  await reached(gds);
   // Signalled first, answered after: gds holds the signal before it can see the answer. A request the
   // service never got stays unanswered until gds has ended.
   gds.child.kill(signal);

@@ -6,30 +6,19 @@
 // new tokens and the profile works.
 import { readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runInProcess } from '../helpers/run-in-process.js';
-import type { KillHarness } from './refresh-kill-harness.js';
+import { useKillHarness } from '../helpers/kill-harness.js';
 import {
   auditList,
   auditListOn,
   expiredProfile,
-  savedProfileTemplate,
+  holdRefresh,
   startGds,
-  startKillHarness,
   storedRefreshToken,
 } from './refresh-kill-harness.js';
 
-let harness: KillHarness;
-let template: Record<string, unknown>;
-
-beforeAll(async () => {
-  harness = await startKillHarness();
-  template = await savedProfileTemplate(harness);
-});
-
-afterAll(async () => {
-  await harness?.close();
-});
+const used = useKillHarness();
 
 /** Settles once the process is stopped (Linux's /proc/PID/stat state T). */
 async function untilStopped(pid: number): Promise<void> {
@@ -42,25 +31,16 @@ async function untilStopped(pid: number): Promise<void> {
 
 describe.runIf(process.platform === 'linux')('a gds stopped (Ctrl-Z) while it refreshes the profile', () => {
   it('another gds says at once which process holds the refresh and how to resume it; resumed, it saves', async () => {
-    const { configDir, refreshToken } = await expiredProfile(harness, template, 300);
-    let reached!: () => void;
-    const reachedProxy = new Promise<void>((resolve) => (reached = resolve));
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    harness.plans.set(refreshToken, { mode: 'hold', reached, release: () => released });
+    const { configDir, refreshToken } = await expiredProfile(used.harness, used.template, 300);
+    const held = holdRefresh(used.harness, refreshToken);
     const stopped = startGds(auditList, configDir);
     const pid = stopped.child.pid as number;
     try {
-      await Promise.race([
-        reachedProxy,
-        stopped.result.then((r) => {
-          throw new Error(`gds ended (${r.code}) before its refresh reached the proxy:\n${r.stderr}`);
-        }),
-      ]);
+      await held.reachedBy(stopped);
       stopped.child.kill('SIGTSTP');
       await untilStopped(pid);
       // The answer goes out now, and waits unread in the stopped process.
-      release();
+      held.release();
       const other = await runInProcess(auditList, {
         env: { GDS_CONFIG_DIR: configDir, GDS_SECRET_STORAGE: 'file' },
       });
@@ -74,7 +54,7 @@ describe.runIf(process.platform === 'linux')('a gds stopped (Ctrl-Z) while it re
       // Nothing was presented again: the stopped one's refresh token is still the one stored.
       expect(await storedRefreshToken(configDir)).toBe(refreshToken);
     } finally {
-      release();
+      held.release();
       stopped.child.kill('SIGCONT');
     }
     const resumed = await stopped.result;

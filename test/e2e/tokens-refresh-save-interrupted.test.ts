@@ -5,34 +5,26 @@
 // gds exits 143 or 130. Without --save-profile the tokens are printed once: the signal waits for that print.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runInProcess } from '../helpers/run-in-process.js';
-import type { KillHarness } from './refresh-kill-harness.js';
-import { auditList, signalledMidRefresh, startGds, startKillHarness } from './refresh-kill-harness.js';
+import { useKillHarness } from '../helpers/kill-harness.js';
+import { auditList, signalledMidRefresh, startGds } from './refresh-kill-harness.js';
 
-let harness: KillHarness;
-
-beforeAll(async () => {
-  harness = await startKillHarness();
-});
-
-afterAll(async () => {
-  await harness?.close();
-});
+const used = useKillHarness({ template: false });
 
 describe.each(['SIGTERM', 'SIGINT'] as const)(
   '%s while tokens refresh --save-profile waits for the answer',
   (signal) => {
     it('saves the rotated tokens before exiting, and the profile works', async () => {
-      const issued = await harness.server.issueToken('OWNER', {
+      const issued = await used.harness.server.issueToken('OWNER', {
         name: `save-${signal}`,
         env: 'dev',
         scopes: ['workspace:read:audit'],
       });
-      const configDir = join(harness.dir, `save-${signal}`);
+      const configDir = join(used.harness.dir, `save-${signal}`);
       // The service spends the token and answers; gds hears the answer only after the signal.
       const killed = await signalledMidRefresh(
-        harness,
+        used.harness,
         issued.tokens.refreshToken,
         (env) =>
           startGds(
@@ -46,7 +38,7 @@ describe.each(['SIGTERM', 'SIGINT'] as const)(
               '--json',
             ],
             configDir,
-            { SERVICE_API_URL: harness.proxyUrl, ...env },
+            { SERVICE_API_URL: used.harness.proxyUrl, ...env },
           ),
         signal,
       );
@@ -68,20 +60,20 @@ describe.each(['SIGTERM', 'SIGINT'] as const)(
   '%s while tokens refresh (no profile) waits for the answer',
   (signal) => {
     it('prints the rotated tokens before exiting, and they work', async () => {
-      const issued = await harness.server.issueToken('OWNER', {
+      const issued = await used.harness.server.issueToken('OWNER', {
         name: `print-${signal}`,
         env: 'dev',
         scopes: ['workspace:read:audit'],
       });
       // The service spends the token and answers; gds hears the answer only after the signal.
       const killed = await signalledMidRefresh(
-        harness,
+        used.harness,
         issued.tokens.refreshToken,
         (env) =>
           startGds(
             ['tokens', 'refresh', '--refresh-token', issued.tokens.refreshToken, '--json'],
-            join(harness.dir, `print-${signal}`),
-            { SERVICE_API_URL: harness.proxyUrl, ...env },
+            join(used.harness.dir, `print-${signal}`),
+            { SERVICE_API_URL: used.harness.proxyUrl, ...env },
           ),
         signal,
       );
@@ -92,7 +84,10 @@ describe.each(['SIGTERM', 'SIGINT'] as const)(
       const again = await runInProcess(
         ['tokens', 'refresh', '--refresh-token', printed.tokens.refreshToken, '--json'],
         {
-          env: { GDS_CONFIG_DIR: join(harness.dir, `print-${signal}`), SERVICE_API_URL: harness.server.url },
+          env: {
+            GDS_CONFIG_DIR: join(used.harness.dir, `print-${signal}`),
+            SERVICE_API_URL: used.harness.server.url,
+          },
         },
       );
       expect(again.code, again.stderr).toBe(0);
