@@ -665,7 +665,9 @@ function mapOne(node: ManifestNode, written: ManifestTest, context: TestContext)
         return refused(
           `its regex means another thing on PostgreSQL, where Gate 1 runs, than on ${context.adapter ?? ''}: ${otherwise.message}`,
         );
-      const regex = engine === 'postgres' ? read.read : dotWithoutNewline(read.read);
+      const reads = engine === 'postgres' ? { regex: read.read } : asEngineReads(read.read, engine);
+      if ('error' in reads) return refused(reads.error);
+      const regex = reads.regex;
       const condition = text(kwargs['row_condition']);
       const matches = `${sqlIdentifier(col.name)}::text ~ ${sqlString(regex) ?? "''"}`;
       // On PostgreSQL dbt_expectations counts the matches (postgres__regexp_instr): from 0.8.4 a NULL counts 0
@@ -1039,15 +1041,17 @@ function regexAsDbt(
 
 /**
  * How the regex engine dbt_expectations' regexp_instr runs on each adapter reads a regex, where gds knows it:
- * `postgres` as PostgreSQL's `~` does (PostgreSQL itself), `dot` so but for `.`, which does not match a
- * newline there (RE2 on BigQuery and DuckDB, Snowflake's POSIX engine without its `s` flag) and does in
- * PostgreSQL. Redshift documents its POSIX `^` and `$` as matching at a line's start and end.
+ * `postgres` as PostgreSQL's `~` does (PostgreSQL itself); `posix` so but for `.`, which matches no newline
+ * there and does in PostgreSQL (Snowflake's POSIX engine without its `s` flag); `re2` so, and its classes
+ * (`\d`, `\w`, `\s`, `[[:alpha:]]`, …) hold ASCII characters only, where PostgreSQL's follow the database's
+ * locale (`é` is `\w` there): RE2, on BigQuery and DuckDB. Redshift documents its POSIX `^` and `$` as
+ * matching at a line's start and end.
  */
-const REGEX_ENGINES: Readonly<Record<string, 'postgres' | 'dot'>> = {
+const REGEX_ENGINES: Readonly<Record<string, 'postgres' | 'posix' | 're2'>> = {
   postgres: 'postgres',
-  snowflake: 'dot',
-  bigquery: 'dot',
-  duckdb: 'dot',
+  snowflake: 'posix',
+  bigquery: 're2',
+  duckdb: 're2',
 };
 
 /** Why a regex test on an adapter gds knows no regex engine of is not mapped. */
@@ -1059,28 +1063,61 @@ function unknownRegexEngine(adapter: string | undefined): string {
   return `gds does not know that ${adapter ?? 'its adapter'}'s regex engine reads a regex as PostgreSQL (where Gate 1 runs) does; it maps one on PostgreSQL, Snowflake, BigQuery and DuckDB`;
 }
 
+/** RE2's classes as the ASCII ranges they are (RE2's syntax): outside a bracket, and inside one. */
+const RE2_CLASSES: Readonly<Record<string, string>> = {
+  d: '[0-9]',
+  D: '[^0-9]',
+  w: '[0-9A-Za-z_]',
+  W: '[^0-9A-Za-z_]',
+  s: '[\\t\\n\\f\\r ]',
+  S: '[^\\t\\n\\f\\r ]',
+};
+const RE2_BRACKET_CLASSES: Readonly<Record<string, string>> = {
+  '\\d': '0-9',
+  '\\w': '0-9A-Za-z_',
+  '\\s': '\\t\\n\\f\\r ',
+  '[:alpha:]': 'A-Za-z',
+  '[:digit:]': '0-9',
+  '[:alnum:]': '0-9A-Za-z',
+  '[:upper:]': 'A-Z',
+  '[:lower:]': 'a-z',
+  '[:space:]': '\\t\\n\\v\\f\\r ',
+  '[:blank:]': '\\t ',
+  '[:xdigit:]': '0-9A-Fa-f',
+  '[:word:]': '0-9A-Za-z_',
+};
+
 /**
- * The regex with each `.` outside a bracket written `[^\n]`: what `.` matches in RE2 and Snowflake's
- * regexes (every character but a newline), which PostgreSQL's `.` (any character) does not mean.
+ * The regex as PostgreSQL must read it to match what the warehouse's engine does: each `.` outside a bracket
+ * written `[^\n]` (every character but a newline, as `.` in RE2 and Snowflake's regexes; PostgreSQL's `.`
+ * is any character), and on RE2 each class written as its ASCII range. An `{ error }` where a class has no
+ * such range (a negated class inside a bracket, `[:punct:]`).
  */
-function dotWithoutNewline(regex: string): string {
+function asEngineReads(regex: string, engine: 'posix' | 're2'): { regex: string } | { error: string } {
   let out = '';
   let inBracket = false;
   for (let i = 0; i < regex.length; i++) {
     const c = regex[i] ?? '';
-    if (c === '\\') {
-      out += regex.slice(i, i + 2);
+    const escape = c === '\\' ? regex.slice(i, i + 2) : undefined;
+    const posixClass = inBracket ? /^\[([:.=])[^\]]*?\1\]/.exec(regex.slice(i))?.[0] : undefined;
+    const inside = engine === 're2' ? (escape ?? posixClass) : undefined;
+    if (inBracket && inside !== undefined && /^(?:\\[dwsDWS]|\[:)/.test(inside)) {
+      const range = RE2_BRACKET_CLASSES[inside];
+      if (range === undefined)
+        return {
+          error: `its class ${inside} inside a bracket holds other characters in RE2 than in PostgreSQL`,
+        };
+      out += range;
+      i += inside.length - 1;
+    } else if (escape !== undefined) {
+      out += !inBracket && engine === 're2' ? (RE2_CLASSES[escape.slice(1)] ?? escape) : escape;
       i++;
+    } else if (posixClass !== undefined) {
+      out += posixClass;
+      i += posixClass.length - 1;
     } else if (inBracket) {
-      const open = /^\[([:.=])/.exec(regex.slice(i));
-      const end = open === null ? -1 : regex.indexOf(`${open[1] ?? ''}]`, i + 2);
-      if (end >= 0) {
-        out += regex.slice(i, end + 2);
-        i = end + 1;
-      } else {
-        if (c === ']') inBracket = false;
-        out += c;
-      }
+      if (c === ']') inBracket = false;
+      out += c;
     } else if (c === '[') {
       inBracket = true;
       const start = /^\[\^?\]?/.exec(regex.slice(i))?.[0] ?? '[';
@@ -1088,7 +1125,7 @@ function dotWithoutNewline(regex: string): string {
       i += start.length - 1;
     } else out += c === '.' ? '[^\\n]' : c;
   }
-  return out;
+  return { regex: out };
 }
 
 /** The adapters where `"…"` is a string, not a quoted name as in PostgreSQL (Spark's default, MySQL's without ANSI_QUOTES). */

@@ -131,9 +131,22 @@ describe("match_regex: the regex as the adapter's engine reads it", () => {
   it("RE2 (DuckDB, BigQuery) and Snowflake: '.' matches no newline, as [^\\n] does in PostgreSQL (where '.' matches it)", () => {
     expect(regexOf('duckdb', '^.+$')).toBe('^[^\\n]+$');
     expect(regexOf('snowflake', '^a.c$', { is_raw: true })).toBe('^a[^\\n]c$');
-    expect(regexOf('bigquery', '^[.a-z]+[[:alpha:].]?$')).toBe('^[.a-z]+[[:alpha:].]?$');
+    expect(regexOf('snowflake', '^[.a-z]+[[:alpha:].]?$')).toBe('^[.a-z]+[[:alpha:].]?$');
     expect(regexOf('duckdb', '^a\\.b$')).toBe('^a\\.b$');
     expect(regexOf('postgres', '^.+$')).toBe('^.+$');
+  });
+
+  it("RE2's classes hold ASCII only (PostgreSQL's follow the locale: é is \\w there): written as their ranges", () => {
+    expect(regexOf('duckdb', '^\\w+@\\S+$')).toBe('^[0-9A-Za-z_]+@[^\\t\\n\\f\\r ]+$');
+    expect(regexOf('bigquery', '^[[:alpha:]\\s-]+\\d?$', { is_raw: true })).toBe(
+      '^[A-Za-z\\t\\n\\f\\r -]+[0-9]?$',
+    );
+    expect(regexOf('duckdb', '^[^[:upper:]]+$')).toBe('^[^A-Z]+$');
+    expect(regexOf('postgres', '^\\w+$')).toBe('^\\w+$');
+    const negated = declare('duckdb', [matches('^[\\W.]+$')]).declaration;
+    expect(negated.notMappedTests[0]?.reason).toBe(
+      'its class \\W inside a bracket holds other characters in RE2 than in PostgreSQL',
+    );
   });
 
   it('\\b, a word boundary in RE2, is a backspace in PostgreSQL: not mapped on DuckDB and BigQuery, mapped on PostgreSQL', () => {
