@@ -696,6 +696,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/recertification-signals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every signal of several recertification requests, oldest first, a page at a time
+         * @description A person's session JWT or `cli_` token. The signals of the requests named (`requestId`, repeated, at most 100), as GET /api/recertification-requests/{requestId}/signals pages through one request's: `gds recertification list --json` reads those of a page of requests with earlier signals in a few requests, not one a request. A request of another workspace, of a deleted table or outside the caller's environments has none here (it is left out, as the request list leaves it out). Ordered by (createdAt, id), so each request's signals come oldest first.
+         */
+        get: operations["listSignalsOfRequests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/recertification-requests/{requestId}/dismiss": {
         parameters: {
             query?: never;
@@ -2140,6 +2160,15 @@ export interface components {
         };
         RecertificationSignalList: {
             signals: components["schemas"]["RecertificationSignal"][];
+            /** @description The cursor of the next page; null on the last. */
+            nextCursor: string | null;
+        };
+        /** @description A signal (RecertificationSignal) and the request it was merged into. */
+        RequestSignal: components["schemas"]["RecertificationSignal"] & {
+            requestId: string;
+        };
+        RequestSignalList: {
+            signals: components["schemas"]["RequestSignal"][];
             /** @description The cursor of the next page; null on the last. */
             nextCursor: string | null;
         };
@@ -4207,6 +4236,35 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+        };
+    };
+    listSignalsOfRequests: {
+        parameters: {
+            query: {
+                /** @description A request whose signals to read; repeated (`?requestId=a&requestId=b`), at most 100. None, over 100, or an empty one is a 400 `invalid_query` naming the parameter. */
+                requestId: string[];
+                /** @description At most this many signals a page (1-1000, default 100). */
+                limit?: number;
+                /** @description The nextCursor of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the requests' signals, oldest first, each naming its request. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestSignalList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
         };
     };
     dismissRecertificationRequest: {

@@ -5,7 +5,7 @@ import { CliError, ExitCode, exitCodeForStatus } from '../core/errors.js';
 import { readTextInput } from '../io/input.js';
 import { MANIFEST_READ_LIMIT_BYTES, REQUEST_BODY_LIMIT_BYTES } from '../core/artifact-bounds.js';
 import type { ApiClient } from '../client/index.js';
-import type { RecertificationRequest } from '../client/areas/recertification.js';
+import type { RecertificationRequest, RecertificationSignal } from '../client/areas/recertification.js';
 import type { RecertifyRequest, RecertifyResponse } from '../contract/types.js';
 import { ApiError, NetworkError } from '../client/errors.js';
 import type { ReducedManifest, UnbuiltNode } from '../core/dbt-run.js';
@@ -30,7 +30,7 @@ const FIRST_REQUEST_PAGE = 100;
 
 /**
  * The requests a page at a time, for printing each as it arrives, each with every signal it keeps (the list
- * carries a request's latest 20; the rest are read for the requests that have more, a request each) unless
+ * carries a request's latest 20; the rest are read for the requests that have more, 100 requests a read) unless
  * `everySignal` is false: then as listed, in as many requests as pages (the table view shows a request's
  * count and latest signal, never its earlier ones). With `limit` (-L), only that many are asked for (the
  * service pages by it) and no page after them.
@@ -49,23 +49,50 @@ export async function* listRecertificationRequestPages(
   let seen = 0;
   const query = { tableId: options.tableId, all: options.all };
   for await (const page of client.recertification.requestPages(query, [first, rest])) {
-    const rows: RecertificationRequest[] = [];
-    if (options.everySignal === false) rows.push(...page.requests);
-    else for (const request of page.requests) rows.push(await withEverySignal(client, request));
+    const rows = options.everySignal === false ? page.requests : await withEverySignal(client, page.requests);
     yield { rows, ...(page.total === undefined ? {} : { total: page.total }) };
     seen += page.requests.length;
     if (options.limit !== undefined && seen >= options.limit) return;
   }
 }
 
+/** The requests one read of signals names at most (the service's bound). */
+const SIGNAL_READ_REQUESTS = 100;
+
+/**
+ * The requests, each with every signal it keeps: those of the requests with earlier signals than the latest 20
+ * read together, 100 requests a read (a page of 1,000 requests is a few reads, not one a request); from a service
+ * from before that read (404), a request at a time.
+ */
 async function withEverySignal(
   client: RecertificationClient,
-  request: RecertificationRequest,
-): Promise<RecertificationRequest> {
-  if (!request.earlierSignals) return request;
-  const signals = [];
-  for await (const page of client.recertification.signals(request.id)) signals.push(...page);
-  return { ...request, signals, earlierSignals: false };
+  requests: readonly RecertificationRequest[],
+): Promise<RecertificationRequest[]> {
+  const earlier = requests.filter((request) => request.earlierSignals).map((request) => request.id);
+  if (earlier.length === 0) return [...requests];
+  const signals = new Map<string, RecertificationSignal[]>(earlier.map((id) => [id, []]));
+  try {
+    for (let from = 0; from < earlier.length; from += SIGNAL_READ_REQUESTS) {
+      for await (const page of client.recertification.signalsOf(
+        earlier.slice(from, from + SIGNAL_READ_REQUESTS),
+      ))
+        for (const { requestId, ...signal } of page) signals.get(requestId)?.push(signal);
+    }
+  } catch (error) {
+    if (!(error instanceof ApiError && error.status === 404)) throw error;
+    for (const id of earlier) {
+      const one: RecertificationSignal[] = [];
+      for await (const page of client.recertification.signals(id)) one.push(...page);
+      signals.set(id, one);
+    }
+  }
+  return requests.map((request) => {
+    const every = signals.get(request.id);
+    // None read (the request left the caller's sight meanwhile): as listed.
+    return every === undefined || every.length === 0
+      ? request
+      : { ...request, signals: every, earlierSignals: false };
+  });
 }
 
 export function dismissRecertificationRequest(

@@ -942,6 +942,66 @@ describe('listRecertificationRequestPages', () => {
     ]);
   });
 
+  it('the earlier signals of a page in one read of 100 requests; a service from before it, one a request', async () => {
+    const signal = (requestId: string, n: number) => ({
+      requestId,
+      id: `rcs_${requestId}_${n}`,
+      cause: 'manual',
+      details: { n },
+      createdBy: null,
+      createdAt: new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString(),
+    });
+    const listed = ['rcr_a', 'rcr_b', 'rcr_c'].map((id) => ({
+      id,
+      status: 'OPEN',
+      signals: [{ ...signal(id, 30), requestId: undefined }],
+      earlierSignals: id !== 'rcr_b',
+    }));
+    const read = async () => {
+      const pages = [];
+      for await (const page of listRecertificationRequestPages(newClient())) pages.push(page);
+      return pages.flatMap((p) => p.rows.map((r) => [r.id, r.signals.map((s) => s.id), r.earlierSignals]));
+    };
+    api.use(
+      http.get(at('/api/recertification-requests'), () =>
+        HttpResponse.json({ requests: listed, nextCursor: null }),
+      ),
+      http.get(at('/api/recertification-signals'), () =>
+        HttpResponse.json({
+          signals: [signal('rcr_a', 1), signal('rcr_c', 2), signal('rcr_a', 3)],
+          nextCursor: null,
+        }),
+      ),
+    );
+    expect(await read()).toEqual([
+      ['rcr_a', ['rcs_rcr_a_1', 'rcs_rcr_a_3'], false],
+      ['rcr_b', ['rcs_rcr_b_30'], false],
+      ['rcr_c', ['rcs_rcr_c_2'], false],
+    ]);
+    expect(api.seen.map((r) => `${r.url.pathname}${r.url.search}`).slice(1)).toEqual([
+      '/stage/api/recertification-signals?requestId=rcr_a&requestId=rcr_c&limit=1000',
+    ]);
+
+    api.seen.length = 0;
+    api.use(
+      http.get(at('/api/recertification-signals'), () =>
+        HttpResponse.json({ error: { code: 'not_found', message: 'Route not found' } }, { status: 404 }),
+      ),
+      http.get(at('/api/recertification-requests/:id/signals'), ({ params }) =>
+        HttpResponse.json({ signals: [signal(String(params.id), 5)], nextCursor: null }),
+      ),
+    );
+    expect((await read()).map(([id, signals]) => [id, signals])).toEqual([
+      ['rcr_a', ['rcs_rcr_a_5']],
+      ['rcr_b', ['rcs_rcr_b_30']],
+      ['rcr_c', ['rcs_rcr_c_5']],
+    ]);
+    expect(api.seen.map((r) => r.url.pathname).slice(2)).toEqual([
+      '/stage/api/recertification-requests/rcr_a/signals',
+      '/stage/api/recertification-requests/rcr_c/signals',
+    ]);
+  });
+
   it('asks the service for only -L requests and no page after them', async () => {
     api.use(serveRequests(50_000));
     const pages = [];

@@ -529,6 +529,10 @@ describe('success statuses', () => {
         call: () => get(`/api/recertification-requests/${state.request}/signals`),
       },
       {
+        route: 'GET /api/recertification-signals',
+        call: () => get(`/api/recertification-signals?requestId=${state.request}`),
+      },
+      {
         route: 'GET /dashboard/recertification-requests/{requestId}',
         call: () =>
           raw(`/dashboard/recertification-requests/${state.request}`, {

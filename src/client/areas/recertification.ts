@@ -7,6 +7,7 @@ import { LONG_WORK_TIMEOUT_MS, pathOf } from '../transport.js';
 
 export type RecertificationRequest = Schema<'RecertificationRequest'>;
 export type RecertificationSignal = Schema<'RecertificationSignal'>;
+export type RequestSignal = Schema<'RequestSignal'>;
 
 export interface RecertificationApi {
   /**
@@ -36,6 +37,14 @@ export interface RecertificationApi {
    * `earlierSignals` says when there are more).
    */
   signals(requestId: string, options?: CallOptions): AsyncGenerator<RecertificationSignal[], void, undefined>;
+  /**
+   * Every signal of the requests `requestIds` names (at most 100), oldest first, each naming its request, a page
+   * of 1,000 at a time; a request the caller may not read has none. A service from before the read answers 404.
+   */
+  signalsOf(
+    requestIds: readonly string[],
+    options?: CallOptions,
+  ): AsyncGenerator<RequestSignal[], void, undefined>;
   /** Acknowledges a request without certifying or rejecting; returns it DISMISSED. */
   dismiss(requestId: string, reason?: string, options?: CallOptions): Promise<RecertificationRequest>;
 }
@@ -89,6 +98,17 @@ export function recertificationApi(transport: Transport): RecertificationApi {
           method: 'GET',
           path,
           query: { limit: 1000, cursor },
+          ...options,
+        }),
+      );
+      for await (const page of walk) yield page.signals;
+    },
+    async *signalsOf(requestIds, options) {
+      const walk = cursorPages('/api/recertification-signals', (cursor) =>
+        transport.send<Schema<'RequestSignalList'>>({
+          method: 'GET',
+          path: '/api/recertification-signals',
+          query: { requestId: [...requestIds], limit: 1000, cursor },
           ...options,
         }),
       );

@@ -231,6 +231,33 @@ export async function listSignalPage(
   return { signals: page.map(toSignal), next };
 }
 
+/**
+ * Every signal of the requests `requestIds` names that are of the workspace, of an active table and in
+ * `environments` (null: every one), the others left out; a page at a time by key (created_at, id), so each
+ * request's signals come oldest first. One statement a page, each request read through its index.
+ */
+export async function listSignalsOfRequests(
+  q: Queryable,
+  workspaceId: string,
+  requestIds: string[],
+  query: { environments: string[] | null; limit: number; after?: ListKey | undefined },
+): Promise<{ signals: Array<RecertificationSignal & { requestId: string }>; next: ListKey | null }> {
+  const rows = await q.query<SignalRow & { created_key: string }>(
+    `SELECT s.id, s.request_id, s.cause, s.details, s.created_by, s.created_at,
+            to_char(s.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_key
+       FROM gds.recertification_requests r
+       JOIN gds.tables t ON t.id = r.table_id
+       JOIN gds.recertification_signals s ON s.request_id = r.id
+      WHERE r.id = ANY($1::text[]) AND r.workspace_id = $2 AND t.active
+        AND ($3::text[] IS NULL OR t.environment_label = ANY($3))
+        AND ($4::timestamptz IS NULL OR (s.created_at, s.id) > ($4::timestamptz, $5::text))
+      ORDER BY s.created_at, s.id LIMIT ${query.limit + 1}`,
+    [requestIds, workspaceId, query.environments, query.after?.createdAt ?? null, query.after?.id ?? null],
+  );
+  const { page, next } = keyedPage(rows, query.limit);
+  return { signals: page.map((row) => ({ requestId: row.request_id, ...toSignal(row) })), next };
+}
+
 export interface RequestListQuery {
   all?: boolean;
   tableId?: string | undefined;

@@ -14,12 +14,16 @@ import {
   findRequestFor,
   listRequestPage,
   listSignalPage,
+  listSignalsOfRequests,
 } from '../governance/recertification-requests.js';
 import { decodeListCursor, encodeListCursor } from '../list-cursor.js';
 import { recertify } from '../governance/recertify.js';
 import { idempotencyKeyOf } from '../idempotency.js';
 import type { Query } from '../query.js';
-import { intParam, rejectUnknownParams, stringParam } from '../query.js';
+import { intParam, rejectUnknownParams, repeatedStringParam, stringParam } from '../query.js';
+
+/** The requests one read of signals may name (their ids in the URL stay within any proxy's limit). */
+const MAX_SIGNAL_REQUESTS = 100;
 
 export function recertificationRoutes(app: FastifyInstance, ctx: AppContext): void {
   const recertifier = (caller: Caller) => requireManagement(caller, 'workspace:write:recertify', false);
@@ -75,6 +79,26 @@ export function recertificationRoutes(app: FastifyInstance, ctx: AppContext): vo
       return { signals, nextCursor: next === null ? null : encodeListCursor(next) };
     },
   );
+
+  // The signals of several requests (`gds recertification list --json`: a page of requests with earlier signals
+  // in a few requests): those the caller may not read are left out, as the request list leaves them out.
+  app.get('/api/recertification-signals', async (request: FastifyRequest<{ Querystring: Query }>) => {
+    const caller = requireSession(await callerOf(ctx, request));
+    rejectUnknownParams(request.query, ['requestId', 'limit', 'cursor']);
+    const requestIds = repeatedStringParam(request.query, 'requestId', MAX_SIGNAL_REQUESTS);
+    if (requestIds === undefined) {
+      throw badRequest('invalid_query', 'requestId is required: the requests whose signals to read.', {
+        parameter: 'requestId',
+      });
+    }
+    const cursor = stringParam(request.query, 'cursor');
+    const { signals, next } = await listSignalsOfRequests(ctx.db, caller.workspaceId, requestIds, {
+      environments: visibleEnvironments(caller),
+      limit: intParam(request.query, 'limit', 1, 1000, 100),
+      after: cursor === undefined ? undefined : decodeListCursor(cursor),
+    });
+    return { signals, nextCursor: next === null ? null : encodeListCursor(next) };
+  });
 
   app.post(
     '/api/recertification-requests/:requestId/dismiss',

@@ -1,7 +1,8 @@
 // A request a nightly pipeline merges into for months keeps every signal, but a list of requests stays small:
 // each request as listed carries its latest 20 signals and `earlierSignals`, and
-// GET /api/recertification-requests/{id}/signals pages through all of them, oldest first. `gds recertification
-// list --json` still prints every signal, and the dashboard's table page links to a page of all of them.
+// GET /api/recertification-requests/{id}/signals pages through all of them, oldest first (GET
+// /api/recertification-signals those of several requests at once). `gds recertification list --json` still prints
+// every signal, and the dashboard's table page links to a page of all of them.
 // On PGlite and on PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINES } from '../../helpers/engines.js';
@@ -100,6 +101,60 @@ describe.each(ENGINES)('a request merged by many signals, on $engine', ({ postgr
       expect(refused.body.error.code).toBe('recertification_request_not_found');
     }
   });
+
+  it(
+    'GET /api/recertification-signals pages through several requests at once, those of the caller only',
+    needs(skip),
+    async () => {
+      // A request of the production table, which a STEWARD (dev, staging) may not read.
+      const productionTable = server.table('customers_production').id;
+      const applied = await server.request('PUT', `/api/tables/${productionTable}/gate1`, {
+        token: server.user('OWNER').cliToken,
+        body: {
+          content: 'customPredicates:\n  - name: has_id\n    sql: id IS NOT NULL\n    severity: HARD_FAIL\n',
+        },
+      });
+      expect(applied.status, JSON.stringify(applied.body)).toBe(200);
+      const production: string = applied.body.recertificationRequestId;
+      const read = async (role: 'OWNER' | 'STEWARD', token = server.user(role).cliToken) => {
+        const seen: Array<{ requestId: string; details: { trigger?: string; reason?: string } }> = [];
+        let cursor: string | null = null;
+        do {
+          const page = await server.request(
+            'GET',
+            `/api/recertification-signals?requestId=${requestId}&requestId=${production}&limit=20${cursor ? `&cursor=${cursor}` : ''}`,
+            { token },
+          );
+          expect(page.status, JSON.stringify(page.body)).toBe(200);
+          seen.push(...page.body.signals);
+          cursor = page.body.nextCursor;
+        } while (cursor !== null);
+        return seen;
+      };
+      const all = await read('OWNER');
+      const of = (id: string) => all.filter((s) => s.requestId === id);
+      expect(of(requestId)).toHaveLength(ALL);
+      expect(triggers(of(requestId).slice(1))).toEqual(nights(1, NIGHTLY_RUNS));
+      expect(of(production)).toHaveLength(1);
+      // Outside the caller's environments, or of another workspace: left out, as the request list leaves them.
+      expect(new Set((await read('STEWARD')).map((s) => s.requestId))).toEqual(new Set([requestId]));
+      expect(await read('OWNER', server.workspace(1).user('OWNER').cliToken)).toEqual([]);
+      // No request, more than 100, or a parameter it does not know: 400 naming it.
+      const many = Array.from({ length: 101 }, (_, i) => `requestId=rcr_${i}`).join('&');
+      for (const [query, parameter] of [
+        ['', 'requestId'],
+        [many, 'requestId'],
+        [`requestId=${requestId}&tableId=x`, undefined],
+      ] as const) {
+        const refused = await server.request('GET', `/api/recertification-signals?${query}`, {
+          token: server.user('OWNER').cliToken,
+        });
+        expect(refused.status).toBe(400);
+        expect(refused.body.error.code).toBe('invalid_query');
+        if (parameter !== undefined) expect(refused.body.error.details.parameter).toBe(parameter);
+      }
+    },
+  );
 
   it('gds recertification list --json prints every signal', needs(skip), async () => {
     const env = { SERVICE_API_URL: server.url, SERVICE_TOKEN: server.user('STEWARD').cliToken };
