@@ -199,8 +199,8 @@ export interface Manifest {
   testMacros: ReadonlySet<string>;
   /**
    * The implementations a test's SQL is dispatched to, as `package.macro` (`dbt.default__test_unique`,
-   * `shop.snowflake__test_unique`, `dbt_expectations.duckdb__regexp_instr`): what tells a project that overrides
-   * a test gds maps (tests.ts: overridingMacro).
+   * `shop.snowflake__test_unique`, `dbt_expectations.duckdb__regexp_instr`, `dbt.get_where_subquery`): what
+   * tells a project that overrides a test gds maps, or how a `where:` applies (tests.ts: overridingMacro).
    */
   testImplementations: ReadonlySet<string>;
   /**
@@ -337,7 +337,8 @@ export class ManifestReader {
       const id = text(raw['unique_id']) ?? key;
       const generic = /^macro\.([^.]+)\.test_(.+)$/.exec(id);
       if (generic !== null) this.testMacros.add(this.same(`${generic[1] ?? ''}.${generic[2] ?? ''}`));
-      const implementation = /^macro\.([^.]+)\.((?:[a-z0-9_]+__)?(?:test_.+|regexp_instr))$/.exec(id);
+      const implementation =
+        /^macro\.([^.]+)\.((?:[a-z0-9_]+__)?(?:test_.+|regexp_instr|get_where_subquery))$/.exec(id);
       if (implementation !== null)
         this.testImplementations.add(`${implementation[1] ?? ''}.${implementation[2] ?? ''}`);
       if (id === 'macro.dbt_expectations.postgres__regexp_instr')

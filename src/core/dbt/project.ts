@@ -463,7 +463,6 @@ class ProjectReader {
       grammar: this.grammar,
       writtenByFusion: writtenByFusion(this.manifest.dbtVersion),
       macros: {
-        tests: this.manifest.testMacros,
         implementations: this.manifest.testImplementations,
         ...(this.manifest.projectName === undefined ? {} : { rootProject: this.manifest.projectName }),
       },

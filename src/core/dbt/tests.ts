@@ -59,8 +59,8 @@ export interface TestContext {
   writtenByFusion?: boolean;
   /** How dbt_expectations' postgres__regexp_instr treats an unmatched value (Manifest.postgresRegexpInstr). */
   postgresRegexpInstr?: 'coalesce' | 'null';
-  /** The manifest's generic tests and the implementations they dispatch to (Manifest.testMacros, testImplementations). */
-  macros?: { tests: ReadonlySet<string>; implementations: ReadonlySet<string>; rootProject?: string };
+  /** The macros that implement the tests, and how a `where:` applies (Manifest.testImplementations), and the root project. */
+  macros?: { implementations: ReadonlySet<string>; rootProject?: string };
 }
 
 /**
@@ -437,6 +437,14 @@ function mapOne(node: ManifestNode, written: ManifestTest, context: TestContext)
       `the project runs its own macro ${overriding} for ${kind} tests, not the one gds maps: gds cannot tell what its SQL checks`,
     );
   const where = test.where;
+  const whereMacro =
+    where === undefined || !MAPPED_KINDS.has(kind)
+      ? undefined
+      : globalOverride('get_where_subquery', context);
+  if (whereMacro !== undefined)
+    return refused(
+      `its where: condition is applied by the project's own macro ${whereMacro}, not dbt's (select * from the table where …): gds cannot tell which rows it tests`,
+    );
   if (where !== undefined && JINJA.test(where))
     return refused(`its where: condition is a Jinja template (${where}), not a plain SQL condition`);
   const kwargs = test.kwargs;
@@ -736,34 +744,47 @@ function overridingMacro(
 ): string | undefined {
   const macros = context.macros;
   if (macros === undefined || !MAPPED_KINDS.has(kind)) return undefined;
+  if (namespace === undefined) return globalOverride(`test_${name}`, context);
+  const dispatched =
+    kind === 'dbt_expectations.expect_column_values_to_match_regex' ? 'regexp_instr' : undefined;
+  if (namespace === 'dbt_expectations' && dispatched === undefined) return undefined;
+  // adapter.dispatch(…, namespace) searches the root project, then the package.
+  for (const prefix of dispatchPrefixes(context.adapter)) {
+    const macro = `${prefix}__${dispatched ?? `test_${name}`}`;
+    const other = definers(macro, macros.implementations).find(
+      (pkg) => pkg !== namespace && (macros.rootProject === undefined || pkg === macros.rootProject),
+    );
+    if (other !== undefined) return `macro.${other}.${macro}`;
+  }
+  return undefined;
+}
+
+/** The prefixes adapter.dispatch tries, in order: the adapter's, its parents', `default`. */
+const dispatchPrefixes = (adapter: string | undefined): string[] =>
+  [adapter ?? '', ...(PARENT_ADAPTERS[adapter ?? ''] ?? []), 'default'].filter((p) => p !== '');
+
+/** The packages of `implementations` (`package.macro`) that define `macro`. */
+const definers = (macro: string, implementations: ReadonlySet<string>): string[] =>
+  [...implementations].filter((id) => id.endsWith(`.${macro}`)).map((id) => id.slice(0, -macro.length - 1));
+
+/**
+ * The macro of a package that dbt runs for one of its own, `macro` (called by its bare name, which any
+ * package's macro of that name overrides, the root project's first) and its dispatch in the namespace `dbt`
+ * (every package searched before dbt's own, each prefix in turn), when it is not dbt's (or its adapter's).
+ */
+function globalOverride(macro: string, context: TestContext): string | undefined {
+  const implementations = context.macros?.implementations;
+  if (implementations === undefined) return undefined;
   const adapter = context.adapter ?? '';
   const internal = (pkg: string) =>
-    namespace === undefined
-      ? pkg === 'dbt' || [adapter, ...(PARENT_ADAPTERS[adapter] ?? [])].some((a) => pkg === `dbt_${a}`)
-      : pkg === namespace;
-  const prefixes = [adapter, ...(PARENT_ADAPTERS[adapter] ?? []), 'default'].filter((p) => p !== '');
-  const dispatched =
-    kind === 'dbt_expectations.expect_column_values_to_match_regex'
-      ? 'regexp_instr'
-      : namespace === 'dbt_expectations'
-        ? undefined
-        : `test_${name}`;
-  const definers = (macro: string, set: ReadonlySet<string>) =>
-    [...set].filter((id) => id.endsWith(`.${macro}`)).map((id) => id.slice(0, -macro.length - 1));
-  if (namespace === undefined) {
-    const own = definers(name, macros.tests).find((pkg) => !internal(pkg));
-    if (own !== undefined) return `macro.${own}.test_${name}`;
-  }
-  if (dispatched === undefined) return undefined;
-  for (const prefix of prefixes) {
-    const packages = definers(`${prefix}__${dispatched}`, macros.implementations);
-    const other = packages.find(
-      (pkg) =>
-        !internal(pkg) &&
-        (namespace === undefined || macros.rootProject === undefined || pkg === macros.rootProject),
-    );
-    if (other !== undefined) return `macro.${other}.${prefix}__${dispatched}`;
-    if (namespace === undefined && packages.length > 0) return undefined;
+    pkg === 'dbt' || [adapter, ...(PARENT_ADAPTERS[adapter] ?? [])].some((a) => pkg === `dbt_${a}`);
+  const own = definers(macro, implementations).find((pkg) => !internal(pkg));
+  if (own !== undefined) return `macro.${own}.${macro}`;
+  for (const prefix of dispatchPrefixes(context.adapter)) {
+    const packages = definers(`${prefix}__${macro}`, implementations);
+    const other = packages.find((pkg) => !internal(pkg));
+    if (other !== undefined) return `macro.${other}.${prefix}__${macro}`;
+    if (packages.length > 0) return undefined;
   }
   return undefined;
 }

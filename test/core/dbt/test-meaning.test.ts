@@ -33,6 +33,14 @@ function declare(adapter: string, tests: Entry[], macros: string[] = []) {
   };
 }
 
+/** `test` is the one test not mapped, its reason holding `reason`, and no predicate was made. */
+function expectOnlyRefused(result: ReturnType<typeof declare>, test: Entry, reason: string) {
+  expect(result.rules['customPredicates']).toBeUndefined();
+  expect(result.declaration.notMappedTests).toEqual([
+    { test: test['unique_id'], reason: expect.stringContaining(reason) as unknown },
+  ]);
+}
+
 const DBT_TESTS = [
   'macro.dbt.test_not_null',
   'macro.dbt.default__test_not_null',
@@ -54,20 +62,11 @@ const expressionIsTrue = (expression: string) =>
 
 describe("a project's own macro for a test gds maps", () => {
   it('snowflake__test_accepted_values of the project (dbt dispatches to it first): not mapped, naming it', () => {
-    const { declaration, rules } = declare(
-      'snowflake',
-      [status],
-      [...DBT_TESTS, 'macro.shop.snowflake__test_accepted_values'],
+    expectOnlyRefused(
+      declare('snowflake', [status], [...DBT_TESTS, 'macro.shop.snowflake__test_accepted_values']),
+      status,
+      'the project runs its own macro macro.shop.snowflake__test_accepted_values for accepted_values tests',
     );
-    expect(rules['customPredicates']).toBeUndefined();
-    expect(declaration.notMappedTests).toEqual([
-      {
-        test: status['unique_id'],
-        reason: expect.stringContaining(
-          'the project runs its own macro macro.shop.snowflake__test_accepted_values for accepted_values tests',
-        ) as unknown,
-      },
-    ]);
   });
 
   it("a package's default__test_unique overrides dbt's too: not mapped; on another adapter's name it is not dispatched to", () => {
@@ -341,5 +340,35 @@ describe("balboa's real manifest (Snowflake, dbt 1.0.4)", needs(noSharedFixtures
     expect(reasons).toContain(
       "its column_name manifest_exposure_id || '-' || output_feeds is an SQL expression, which dbt tests as it is; gds maps a test of one of the table's columns",
     );
+  });
+});
+
+describe("a where: applied by the project's own get_where_subquery", () => {
+  const recent = genericTest(
+    'not_null',
+    'model.shop.people',
+    {},
+    { column: 'name', config: { where: 'age > 17' } },
+  );
+  const where = ['macro.dbt.get_where_subquery', 'macro.dbt.default__get_where_subquery'];
+
+  it("dbt's own: the predicate guards the rows as dbt's subquery does", () => {
+    expect(declare('postgres', [recent], where).rules['customPredicates']).toEqual([
+      expect.objectContaining({ sql: 'NOT (age > 17) OR (name IS NOT NULL)' }),
+    ]);
+  });
+
+  it("the project's (dbt's documented override for dynamic where:): a test with a where: is not mapped, naming it", () => {
+    const result = declare(
+      'postgres',
+      [recent, notNull],
+      [...where, 'macro.shop.default__get_where_subquery'],
+    );
+    expectOnlyRefused(
+      result,
+      recent,
+      "its where: condition is applied by the project's own macro macro.shop.default__get_where_subquery",
+    );
+    expect(result.declaration.mappedTests.map((t) => t.rule)).toEqual(['required:id']);
   });
 });
