@@ -763,9 +763,23 @@ function overridingMacro(
 const dispatchPrefixes = (adapter: string | undefined): string[] =>
   [adapter ?? '', ...(PARENT_ADAPTERS[adapter ?? ''] ?? []), 'default'].filter((p) => p !== '');
 
+/** Each manifest's implementations by macro name: the packages defining it (read once, for every test). */
+const packagesByMacro = new WeakMap<ReadonlySet<string>, Map<string, string[]>>();
+
 /** The packages of `implementations` (`package.macro`) that define `macro`. */
-const definers = (macro: string, implementations: ReadonlySet<string>): string[] =>
-  [...implementations].filter((id) => id.endsWith(`.${macro}`)).map((id) => id.slice(0, -macro.length - 1));
+function definers(macro: string, implementations: ReadonlySet<string>): string[] {
+  let index = packagesByMacro.get(implementations);
+  if (index === undefined) {
+    index = new Map();
+    for (const id of implementations) {
+      const dot = id.indexOf('.');
+      const name = id.slice(dot + 1);
+      index.set(name, [...(index.get(name) ?? []), id.slice(0, dot)]);
+    }
+    packagesByMacro.set(implementations, index);
+  }
+  return index.get(macro) ?? [];
+}
 
 /**
  * The macro of a package that dbt runs for one of its own, `macro` (called by its bare name, which any
