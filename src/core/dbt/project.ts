@@ -704,6 +704,12 @@ const CASE_INSENSITIVE_COLLATION: ReadonlySet<string> = new Set([
   'singlestore',
 ]);
 
+/**
+ * The adapters whose `=` ignores trailing spaces (SQL Server's and Synapse's ANSI padding, MariaDB's PAD SPACE
+ * collations; MySQL 8's default utf8mb4_0900_ai_ci is NO PAD).
+ */
+const PAD_SPACE: ReadonlySet<string> = new Set(['sqlserver', 'synapse', 'mariadb']);
+
 /** The tests that compare a column's values with each other or with listed values. */
 const COMPARING_TESTS: ReadonlySet<string> = new Set([
   'accepted_values',
@@ -757,7 +763,10 @@ function collationWarning(
     );
   });
   if (affected.length === 0) return undefined;
-  return `on ${adapter} the default collation compares text case-insensitively (and dbt's tests with it), while Gate 1 runs in PostgreSQL and compares with case: ${affected.map((t) => t.uniqueId).join(', ')} may pass in dbt and fail in Gate 1 or the other way round ('Placed' is accepted value 'placed' to dbt, 'A' and 'a' one value) where values differ only in case; give the columns a case-sensitive collation in the warehouse, or compare lower() values in the test, to mean one thing in both`;
+  const padded = PAD_SPACE.has(adapter ?? '')
+    ? `; it also compares text ignoring trailing spaces ('placed ' is 'placed', 'a' and 'a ' one value), which PostgreSQL does not, so compare rtrim() values too`
+    : '';
+  return `on ${adapter} the default collation compares text case-insensitively (and dbt's tests with it), while Gate 1 runs in PostgreSQL and compares with case: ${affected.map((t) => t.uniqueId).join(', ')} may pass in dbt and fail in Gate 1 or the other way round ('Placed' is accepted value 'placed' to dbt, 'A' and 'a' one value) where values differ only in case; give the columns a case-sensitive collation in the warehouse, or compare lower() values in the test, to mean one thing in both${padded}`;
 }
 
 /**

@@ -229,8 +229,15 @@ describe('an adapter whose default collation compares text without case', () => 
       expect(warning).toMatch(/^model\.shop\.people: .*accepted_values_people_name.*unique_people_name/);
       expect(warning).not.toContain('not_null');
       expect(warning).toMatch(/case-insensitive/);
+      expect(warning).toContain("it also compares text ignoring trailing spaces ('placed ' is 'placed'");
     },
   );
+
+  it("mysql (8's default collation is NO PAD): case, not trailing spaces", () => {
+    const [warning] = declare('mysql', tests, ['id', 'name']).warnings.filter((w) => w.includes('collation'));
+    expect(warning).toMatch(/case-insensitive/);
+    expect(warning).not.toContain('trailing spaces');
+  });
 
   it('postgres compares with case: no warning', () => {
     expect(declare('postgres', tests, ['id', 'name']).warnings.join('\n')).not.toContain('collation');
