@@ -55,10 +55,13 @@ const NOT_FOUND_CODES: Record<string, string> = {
   requestId: 'recertification_request_not_found',
   tokenId: 'token_not_found',
   connectorId: 'connector_not_found',
+  replaceId: 'replace_target_not_found',
+  baseline: 'baseline_not_found',
+  environmentLabel: 'environment_not_found',
 };
 
 /**
- * The ids a request names (REST path parameters, GraphQL and MCP arguments), before any is looked up: one that
+ * The ids a request names (REST path parameters, GraphQL and MCP arguments, body fields), before any is looked up: one that
  * breaks the input rule (a NUL, an unpaired surrogate) or is longer than MAX_ID_LENGTH names nothing, 404 as
  * an unknown id; a long one is said back cut.
  */

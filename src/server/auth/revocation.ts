@@ -11,6 +11,7 @@ import type { Queryable } from '../db/handle.js';
 import type { HttpError } from '../errors.js';
 import { forbidden, notFound } from '../errors.js';
 import { sha256 } from '../ids.js';
+import { checkIds } from '../input-rule.js';
 import type { SessionCaller } from './caller.js';
 import { CLIENT_TOKEN_PREFIX } from './caller.js';
 import { ACCESS_TOKEN_TTL_MS } from './tokens.js';
@@ -89,6 +90,8 @@ export async function revokeIntegrationToken(
   reference: string,
 ): Promise<IntegrationTokenRow> {
   const byClientToken = reference.startsWith(CLIENT_TOKEN_PREFIX);
+  // A client token is looked up by its hash and said back masked; an id is said back, so it is bounded.
+  if (!byClientToken) checkIds({ tokenId: reference });
   const id = await ctx.db.transaction(async (tx) => {
     const [row] = await tx.query<{ id: string; env: string; user_id: string; revoked_at: Date | null }>(
       `SELECT id, env, user_id, revoked_at FROM gds.integration_tokens

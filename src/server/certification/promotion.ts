@@ -19,6 +19,7 @@ import {
 import type { AppContext } from '../context.js';
 import type { Queryable } from '../db/handle.js';
 import { badRequest, HttpError, notFound } from '../errors.js';
+import { checkIds } from '../input-rule.js';
 import { storeGate1Rules } from '../gates/gate1-apply.js';
 import { currentGate1 } from '../gates/gate1-store.js';
 import type { ConnectorRow } from '../governance/definitions.js';
@@ -369,6 +370,7 @@ function checkTarget(
   connector: ConnectorRow,
   options: LandOptions,
 ): void {
+  checkIds({ replaceId: options.replaceId });
   if (existing && options.replaceId !== existing.governanceId) {
     throw new HttpError(
       409,

@@ -1,7 +1,7 @@
 // Registering and replacing a Mode A definition (spec §4.7, `push`): parse the artifact, resolve its source
 // on the connector's warehouse, check collisions through the lifecycle table, then carry out the effects
 // (reconcile columns, file a recertification, enqueue the auto-baseline job).
-import { checkInput } from '../input-rule.js';
+import { checkIds, checkInput } from '../input-rule.js';
 import type { ArtifactKind, GovernanceArtifact } from '../../core/artifacts/index.js';
 import {
   definitionSummary,
@@ -197,6 +197,7 @@ export async function loadConnector(
   workspaceId: string,
   connectorId: string,
 ): Promise<ConnectorRow> {
+  checkIds({ connectorId });
   const [row] = await q.query<ConnectorRow>(
     `SELECT id, name, type, status, environment_label AS "environmentLabel", warehouse_schema AS schema
        FROM gds.connectors WHERE id = $1 AND workspace_id = $2`,
@@ -255,6 +256,7 @@ async function checkReplaced(
   connector: ConnectorRow | undefined,
   options: PrepareOptions,
 ): Promise<void> {
+  checkIds({ replaceId: input.replaceId });
   const [row] = await ctx.db.query<Parameters<typeof toTableRow>[0]>(
     `SELECT ${TABLE_COLUMNS} FROM gds.tables WHERE workspace_id = $1 AND active AND (governance_id = $2 OR id = $2)`,
     [caller.workspaceId, input.replaceId],

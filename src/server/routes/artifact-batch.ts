@@ -13,6 +13,8 @@ import type { AppContext } from '../context.js';
 import { callerOf, guardBeforeBody } from '../context.js';
 import { parseBody } from '../contract.js';
 import { badRequest, errorBody, HttpError } from '../errors.js';
+import { MAX_ID_LENGTH } from '../ids.js';
+import { checkIds } from '../input-rule.js';
 import {
   checkProjectId,
   readDefinitionBody,
@@ -82,10 +84,16 @@ async function writeItem(
       return { index, tableId: null, definition: failed(error) };
     }
   }
-  const result: ItemResult = { index, tableId, ...(definition === undefined ? {} : { definition }) };
+  // An id too long to be one is each step's 404 (checkIds), and is not said back as the item's table.
+  const result: ItemResult = {
+    index,
+    tableId: tableId.length > MAX_ID_LENGTH ? null : tableId,
+    ...(definition === undefined ? {} : { definition }),
+  };
   const gate1 = item.gate1;
   if (gate1 !== undefined) {
     result.gate1 = await step(async () => {
+      checkIds({ tableId });
       const table = await gateTableOf(ctx, caller, tableId);
       const applied = await applyGate1(ctx, caller, table, gate1.content, () => gate1.version, project);
       return { status: 200, changed: applied.changed !== false, version: applied.version };
@@ -96,6 +104,7 @@ async function writeItem(
   const intent = item.intent;
   if (intent !== undefined) {
     result.contract = await step(async () => {
+      checkIds({ tableId });
       await checkIntentCaller(ctx, caller, tableId);
       const set = await setIntent(ctx, caller, tableId, intent.request, () => intent.revision, project);
       return { status: 200, changed: set.changed === true, version: set.contract.revision ?? 0 };

@@ -24,6 +24,7 @@ import { parseBody } from '../contract.js';
 import type { Queryable } from '../db/handle.js';
 import { certifiedViewName } from '../certification/view-name.js';
 import { badRequest, HttpError, notFound } from '../errors.js';
+import { checkIds } from '../input-rule.js';
 import type { Query } from '../query.js';
 import { booleanParam } from '../query.js';
 import { applyTrigger, governedTransaction } from '../governance/engine.js';
@@ -389,6 +390,7 @@ async function enqueueGateJob(
 
 /** A Gate 3 baseline is a SUCCEEDED auto-baseline job of this table: 404 when unknown, 409 until it succeeds. */
 async function assertBaselineReady(tx: Queryable, table: GateTable, baseline: string): Promise<void> {
+  checkIds({ baseline });
   const [row] = await tx.query<{ status: string }>(
     `SELECT status FROM gds.jobs WHERE id = $1 AND table_id = $2 AND type = 'gate-baseline-auto'`,
     [baseline, table.id],

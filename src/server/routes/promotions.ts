@@ -23,6 +23,7 @@ import type { AppContext } from '../context.js';
 import { callerOf, guardBeforeBody } from '../context.js';
 import { parseBody } from '../contract.js';
 import { badRequest } from '../errors.js';
+import { checkIds } from '../input-rule.js';
 import { loadConnector, mayReplace } from '../governance/definitions.js';
 import { expectedVersion } from '../governance/precondition.js';
 import type { TableRow } from '../governance/tables.js';
@@ -53,6 +54,7 @@ export function promotionRoutes(app: FastifyInstance, ctx: AppContext): void {
       const table = await loadTable(ctx.db, caller.workspaceId, request.params.tableId);
       requireEnvironment(caller, table.environmentLabel);
       const body = parseBody<Schema<'PromotionRequest'>>('PromotionRequest', request.body);
+      checkIds({ environmentLabel: body.to });
       if (body.to === table.environmentLabel) {
         throw badRequest(
           'same_environment',

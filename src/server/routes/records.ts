@@ -154,6 +154,7 @@ export function recordRoutes(app: FastifyInstance, ctx: AppContext): void {
             result.records.push(await insertRecord(tx, table, item.data, at));
             result.created += 1;
           } else {
+            checkIds({ recordId: item.id });
             result.records.push(await updateRecord(tx, table, item.id, item.data, at));
             result.updated += 1;
           }

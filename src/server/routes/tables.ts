@@ -279,5 +279,9 @@ function readProjectBody(body: unknown): {
     });
   if (reason !== 'adopt' && reason !== 'migrate')
     throw badRequest('invalid_request', 'reason is adopt or migrate.', { field: 'reason' });
-  return { project: checkProjectId(project, 'project'), previous, reason };
+  return {
+    project: checkProjectId(project, 'project'),
+    previous: previous === null ? null : checkProjectId(previous, 'previous'),
+    reason,
+  };
 }
