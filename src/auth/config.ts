@@ -15,6 +15,7 @@ import { isObject, versionedObject } from '../core/versioned-file.js';
 import { configDir } from '../core/folders.js';
 import { debugLog } from './debug-log.js';
 import type { RefreshHolder } from './refresh-holder.js';
+import { holderAlive } from './refresh-holder.js';
 
 export const configVersion = 1;
 
@@ -236,15 +237,46 @@ export async function withProfileLock<T>(
   const held = profileLocksHeld().getStore() ?? [];
   const outer = held.find((lock) => lock.target === target && !lock.released);
   if (outer !== undefined) return fn(outer.stillHeld);
-  return withLock(target, `${target}.lock`, async (_assertHeld, stillHeld) => {
-    const lock: HeldLock = { target, released: false, stillHeld };
-    try {
-      return await profileLocksHeld().run([...held, lock], () => fn(stillHeld));
-    } finally {
-      // Work that `fn` started and left running sees the lock as gone, and takes it again if it needs it.
-      lock.released = true;
-    }
-  });
+  let taken = false;
+  try {
+    return await withLock(target, `${target}.lock`, async (_assertHeld, stillHeld) => {
+      taken = true;
+      const lock: HeldLock = { target, released: false, stillHeld };
+      try {
+        return await profileLocksHeld().run([...held, lock], () => fn(stillHeld));
+      } finally {
+        // Work that `fn` started and left running sees the lock as gone, and takes it again if it needs it.
+        lock.released = true;
+      }
+    });
+  } catch (error) {
+    if (taken) throw error;
+    throw await whoHoldsProfile(name, error, options.env);
+  }
+}
+
+/**
+ * The config_locked of a profile's lock, naming the gds process that holds it when the profile records it
+ * refreshing the tokens (its request may wait long on the network): its pid, and how to end it.
+ */
+async function whoHoldsProfile(name: string, error: unknown, env: Env | undefined): Promise<unknown> {
+  if (!(error instanceof CliError && error.code === 'config_locked')) return error;
+  const profile = (await loadConfig({ env }).catch(() => undefined))?.profiles[name];
+  const record = profile === undefined || profile.kind === 'static' ? undefined : profile.refreshInFlight;
+  if (record?.holder === undefined) return error;
+  if (!(await holderAlive(record.holder, record.refreshTokenSha256))) return error;
+  const pid = record.holder.pid;
+  return new CliError(
+    `gds process ${pid} has held the lock of profile ${name} for too long: it has been refreshing the profile's ` +
+      `tokens since ${record.since}, and the service has not answered it yet.`,
+    {
+      exitCode: ExitCode.Failure,
+      code: 'config_locked',
+      suggestion:
+        `Run the command again once it has ended. If it hangs, end it: kill ${pid} (it saves any new tokens ` +
+        `first; stopped with Ctrl-Z, it also needs kill -CONT ${pid}).`,
+    },
+  );
 }
 
 /**
@@ -271,7 +303,7 @@ export async function withProfileLocks<T>(
   const started = Date.now();
   for (let attempt = 0; ; attempt += 1) {
     const taken: { lock: HeldLock; file: FileLock }[] = [];
-    let busy: CliError | undefined;
+    let busy: { name: string; error: CliError } | undefined;
     for (const { name, target } of profiles) {
       if (held.some((lock) => lock.target === target && !lock.released)) continue;
       try {
@@ -286,7 +318,7 @@ export async function withProfileLocks<T>(
           debugLog(`lock ${target}.lock: held by a refresh under way; going on without it`);
           continue;
         }
-        busy = error;
+        busy = { name, error };
         break;
       }
     }
@@ -298,7 +330,7 @@ export async function withProfileLocks<T>(
       }
     }
     await letGo(taken);
-    if (Date.now() - started >= lockWaitMs) throw busy;
+    if (Date.now() - started >= lockWaitMs) throw await whoHoldsProfile(busy.name, busy.error, options.env);
     await sleep(Math.min(lockOptions.retries.maxTimeout, 10 * 1.2 ** attempt) * (1 + Math.random()));
   }
 }
