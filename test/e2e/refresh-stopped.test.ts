@@ -32,6 +32,19 @@ async function untilStopped(pid: number): Promise<void> {
   }
 }
 
+/** Another `gds audit list` on the profile of `configDir`, which must end config_locked: its error. */
+async function lockedOut(configDir: string) {
+  const other = await runInProcess(auditList, {
+    env: { GDS_CONFIG_DIR: configDir, GDS_SECRET_STORAGE: 'file' },
+  });
+  expect(other.code, other.stderr).toBe(1);
+  const { error } = JSON.parse(other.stderr.trim().split('\n').at(-1) ?? '') as {
+    error: { code: string; message: string; suggestion: string };
+  };
+  expect(error.code).toBe('config_locked');
+  return error;
+}
+
 describe.runIf(process.platform === 'linux')(
   'another gds on a profile whose refresh is stopped or hung',
   () => {
@@ -46,14 +59,7 @@ describe.runIf(process.platform === 'linux')(
         await untilStopped(pid);
         // The answer goes out now, and waits unread in the stopped process.
         held.release();
-        const other = await runInProcess(auditList, {
-          env: { GDS_CONFIG_DIR: configDir, GDS_SECRET_STORAGE: 'file' },
-        });
-        expect(other.code, other.stderr).toBe(1);
-        const { error } = JSON.parse(other.stderr.trim().split('\n').at(-1) ?? '') as {
-          error: { code: string; message: string; suggestion: string };
-        };
-        expect(error.code).toBe('config_locked');
+        const error = await lockedOut(configDir);
         expect(error.message).toContain(`gds process ${pid} is stopped`);
         expect(error.suggestion).toContain(`kill -CONT ${pid}`);
         // Nothing was presented again: the stopped one's refresh token is still the one stored.
@@ -77,14 +83,7 @@ describe.runIf(process.platform === 'linux')(
       const pid = hung.child.pid as number;
       try {
         await held.reachedBy(hung);
-        const other = await runInProcess(auditList, {
-          env: { GDS_CONFIG_DIR: configDir, GDS_SECRET_STORAGE: 'file' },
-        });
-        expect(other.code, other.stderr).toBe(1);
-        const { error } = JSON.parse(other.stderr.trim().split('\n').at(-1) ?? '') as {
-          error: { code: string; message: string; suggestion: string };
-        };
-        expect(error.code).toBe('config_locked');
+        const error = await lockedOut(configDir);
         expect(error.message).toContain(`gds process ${pid} has held the lock of profile ci`);
         expect(error.suggestion).toContain(`kill ${pid}`);
       } finally {
