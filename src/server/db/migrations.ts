@@ -622,13 +622,21 @@ export const MIGRATIONS: Migration[] = [
     // (inactive) before that kept both: a job that would run against a table that is gone, requests no one can
     // act on. They are closed as the delete closes them, by the user who deleted the table (its TABLE_DELETED
     // audit entry; none: no user), the entries marked with this migration. Only OPEN and QUEUED or RUNNING
-    // rows change, so it is a no-op once applied.
+    // rows change, so it is a no-op once applied. Only the deleted tables with such work are read, and their
+    // deleters in one pass of the audit log (the log has no index by table: a lookup a table was a scan of the
+    // whole log for each of every deleted table).
     sql: `
       CREATE TEMPORARY TABLE deleted_tables ON COMMIT DROP AS
-        SELECT t.id, t.workspace_id, t.environment_label, t.gate_mode,
-               (SELECT a.user_id FROM gds.audit_log a
-                 WHERE a.table_id = t.id AND a.action = 'TABLE_DELETED' ORDER BY a.seq DESC LIMIT 1) AS deleter
-          FROM gds.tables t WHERE NOT t.active;
+        SELECT t.id, t.workspace_id, t.environment_label, t.gate_mode, NULL::text AS deleter
+          FROM gds.tables t
+         WHERE NOT t.active
+           AND (EXISTS (SELECT 1 FROM gds.recertification_requests r WHERE r.table_id = t.id AND r.status = 'OPEN')
+             OR EXISTS (SELECT 1 FROM gds.jobs j WHERE j.table_id = t.id AND j.status IN ('QUEUED', 'RUNNING')));
+      UPDATE deleted_tables d SET deleter = a.user_id
+        FROM (SELECT DISTINCT ON (table_id) table_id, user_id FROM gds.audit_log
+               WHERE action = 'TABLE_DELETED' AND table_id IN (SELECT id FROM deleted_tables)
+               ORDER BY table_id, seq DESC) a
+       WHERE a.table_id = d.id;
       WITH dismissed AS (
         UPDATE gds.recertification_requests r
            SET status = 'DISMISSED', dismissed_by = d.deleter, dismissed_at = now()
