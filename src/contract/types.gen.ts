@@ -1300,7 +1300,7 @@ export interface paths {
         };
         /**
          * Verification page (RFC 8628 §3.3)
-         * @description An HTML form for the user code, the e-mail of a member and approve / deny.
+         * @description An HTML form for the user code, the e-mail of a member and approve / deny; on a server reachable beyond its machine (a non-loopback host, --public-url, --trust-proxy) also the sign-in secret.
          */
         get: operations["showDeviceVerification"];
         put?: never;
@@ -2874,6 +2874,26 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The sign-in secret is missing or wrong, on a server reachable beyond its machine (a non-loopback host, --public-url, --trust-proxy); the form again, the secret never said. Counted as a failed authentication. */
+        SignInSecretWrong: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "text/html": string;
+            };
+        };
+        /** @description The client address failed authentication too often this minute (300 by default; a wrong sign-in secret counts): the form again, whatever was sent. */
+        SignInTooManyFailures: {
+            headers: {
+                /** @description Seconds until the window resets. */
+                "Retry-After": number;
+                [name: string]: unknown;
+            };
+            content: {
+                "text/html": string;
             };
         };
         /** @description The client address failed authentication too often this minute (300 by default), or, on `POST /api/integration/tokens`, `POST /api/integration/short-lived-tokens` and `POST /api/cli-tokens`, the person issued too many tokens (30 a minute by default). Answered on every path that takes a credential, before the credential is looked at. */
@@ -5201,6 +5221,8 @@ export interface operations {
                     email: string;
                     /** @enum {string} */
                     action: "approve" | "deny";
+                    /** @description The sign-in secret, asked by a server reachable beyond its machine (ignored otherwise). */
+                    secret?: string;
                 };
             };
         };
@@ -5223,6 +5245,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            401: components["responses"]["SignInSecretWrong"];
             /** @description A cross-site post (Sec-Fetch-Site other than same-origin, or an Origin that is not the server's own); the form again. The page carries the dashboard's security headers. */
             403: {
                 headers: {
@@ -5232,6 +5255,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            429: components["responses"]["SignInTooManyFailures"];
             503: components["responses"]["DatabaseConflict"];
         };
     };
@@ -5467,6 +5491,8 @@ export interface operations {
                 "application/x-www-form-urlencoded": {
                     email: string;
                     next?: string;
+                    /** @description The sign-in secret, asked by a server reachable beyond its machine (ignored otherwise). */
+                    secret?: string;
                 };
             };
         };
@@ -5487,6 +5513,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            401: components["responses"]["SignInSecretWrong"];
             /** @description Not posted from this server's own page. */
             403: {
                 headers: {
@@ -5496,6 +5523,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            429: components["responses"]["SignInTooManyFailures"];
             503: components["responses"]["DatabaseConflict"];
         };
     };

@@ -62,6 +62,12 @@ import { seedIfEmpty } from './seed.js';
 import { createDbtWarehouse } from './dbt-warehouse.js';
 import { checkStage, DEFAULT_HOST, DEFAULT_PORT, DEFAULT_RATE_LIMIT, DEFAULT_STAGE } from './defaults.js';
 import { RequestsInFlight } from './requests-in-flight.js';
+import {
+  MIN_SIGN_IN_SECRET_LENGTH,
+  newSignInSecret,
+  reachableBeyondLoopback,
+  SignInSecret,
+} from './sign-in-secret.js';
 
 /** Failed authentications per minute per client address before 429. */
 export const DEFAULT_FAILED_AUTH_LIMIT = 300;
@@ -138,6 +144,13 @@ export interface ServerOptions {
    * (missing or empty: 0), so a test moves the server's time from outside the process.
    */
   clockOffsetFile?: string;
+  /**
+   * The secret person sign-in (the dashboard's, `/device`'s) asks for besides the e-mail (sign-in-secret.ts), at
+   * least MIN_SIGN_IN_SECRET_LENGTH characters. Without it, a server reachable beyond loopback (a host other
+   * than loopback, `publicUrl`, `trustProxy`) makes one (RunningServer.signIn); on loopback only, the e-mail
+   * alone signs in.
+   */
+  signInSecret?: string;
 }
 
 export interface RunningServer {
@@ -155,7 +168,31 @@ export interface RunningServer {
   /** Every route registered in Fastify, named as the contract names it (`/api/tables/:tableId`): what the
    *  contract must document; `path` is where it is served (`/v1/api/tables/:tableId`, `/dashboard`). */
   routes: Array<{ method: string; url: string; path: string }>;
+  /** The sign-in secret, whether this server made it, and why it asks for one; null when it asks for none. */
+  signIn: SignIn | null;
   close(): Promise<void>;
+}
+
+export interface SignIn {
+  secret: string;
+  /** Made at start (no `signInSecret` given): `npm run server` prints it once on stderr. */
+  generated: boolean;
+  /** Why the server is reachable beyond this machine; undefined when a secret was given on loopback. */
+  reason: string | undefined;
+}
+
+/** The sign-in secret of `options`: the one given, else a new one when the server is reachable beyond loopback. */
+function signInOf(options: ServerOptions, publicUrl: string | undefined): SignIn | null {
+  const reason = reachableBeyondLoopback({
+    host: options.host ?? DEFAULT_HOST,
+    publicUrl,
+    trustProxy: options.trustProxy,
+  });
+  const given = options.signInSecret;
+  if (given !== undefined && given.length < MIN_SIGN_IN_SECRET_LENGTH)
+    throw new Error(`The sign-in secret must be at least ${MIN_SIGN_IN_SECRET_LENGTH} characters.`);
+  if (given !== undefined) return { secret: given, generated: false, reason };
+  return reason === undefined ? null : { secret: newSignInSecret(), generated: true, reason };
 }
 
 export async function createServer(options: ServerOptions = {}): Promise<RunningServer> {
@@ -167,6 +204,7 @@ export async function createServer(options: ServerOptions = {}): Promise<Running
   const clock = offset?.clock ?? options.clock ?? systemClock;
   const publicUrl = options.publicUrl === undefined ? undefined : checkPublicUrl(options.publicUrl);
   const stage = checkStage(options.stage ?? DEFAULT_STAGE);
+  const signIn = signInOf(options, publicUrl);
   const db = await openDb({
     ...(options.dataDir ? { dataDir: options.dataDir } : {}),
     ...(options.databaseUrl ? { databaseUrl: options.databaseUrl } : {}),
@@ -218,6 +256,7 @@ export async function createServer(options: ServerOptions = {}): Promise<Running
         if (!names) throw new Error('the server is not listening yet');
         return names;
       },
+      signInSecret: signIn === null ? null : new SignInSecret(signIn.secret),
     };
     const contract = options.contractCheck ? new ContractChecker() : null;
     const routes: RunningServer['routes'] = [];
@@ -247,6 +286,7 @@ export async function createServer(options: ServerOptions = {}): Promise<Running
       jobs,
       db,
       routes,
+      signIn,
       close: async () => {
         await app.close();
         await inFlight.settled();

@@ -39,6 +39,8 @@ export interface AppContext {
   issuer: () => string;
   /** The server's own names and origins (known once it listens): Host and Origin checks. */
   names: () => OwnNames;
+  /** What person sign-in asks besides the e-mail (sign-in-secret.ts's SignInSecret); null: the e-mail alone. */
+  signInSecret: { matches(given: unknown): boolean } | null;
 }
 
 /** The request's caller: resolved by a hook before the body is read; 401 when none. */

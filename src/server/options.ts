@@ -18,6 +18,7 @@ import {
   DEFAULT_STAGE,
 } from './defaults.js';
 import { DEFAULT_DEVICE_INTERVAL_SECONDS } from './oauth/settings.js';
+import { MIN_SIGN_IN_SECRET_LENGTH, SIGN_IN_SECRET_ENV } from './sign-in-secret.js';
 
 const DEFAULT_READY_FILE = join(tmpdir(), 'gds-server', 'ready.json');
 
@@ -152,6 +153,11 @@ export function helpText(): string {
     'options:',
     ...OPTIONS.map((o, i) => `  ${left[i]?.padEnd(width)}${o.description} (default: ${o.default})`),
     '',
+    'Person sign-in (the dashboard, the /device page of `gds auth login`) takes a member’s e-mail. On loopback',
+    'alone that is all; a server reachable beyond this machine (--host other than loopback, --public-url,',
+    `--trust-proxy) also asks for a sign-in secret: $${SIGN_IN_SECRET_ENV} (at least ${MIN_SIGN_IN_SECRET_LENGTH} characters; the same`,
+    'for every process behind one --public-url), else one generated at start and printed once on stderr.',
+    '',
   ].join('\n');
 }
 
@@ -235,6 +241,7 @@ export function parseServerArgs(
   const dataDir = text('data-dir');
   const databaseUrl = text('database-url') ?? env.GDS_DATABASE_URL;
   const rateLimit = text('rate-limit');
+  const signInSecret = env[SIGN_IN_SECRET_ENV];
   const server: ServerOptions = {
     port: integer('port', text('port'), 0, 65535) ?? DEFAULT_PORT,
     ...(host ? { host } : {}),
@@ -263,10 +270,20 @@ export function parseServerArgs(
     ...(text('clock-offset-file') !== undefined
       ? { clockOffsetFile: clockOffsetFile(text('clock-offset-file') ?? '') }
       : {}),
+    ...(signInSecret !== undefined ? { signInSecret: checkSignInSecret(signInSecret) } : {}),
     logger: { level: 'warn' },
   };
   const readyFile = resolve(text('ready-file') ?? DEFAULT_READY_FILE);
   return { server, readyFile };
+}
+
+/** $GDS_SIGN_IN_SECRET: refused at start when too short to keep anyone out (never said back). */
+function checkSignInSecret(secret: string): string {
+  if (secret.length < MIN_SIGN_IN_SECRET_LENGTH || /\s|[\u0000-\u001f\u007f]/.test(secret))
+    fail(
+      `${SIGN_IN_SECRET_ENV} must be at least ${MIN_SIGN_IN_SECRET_LENGTH} characters without spaces or control characters (it has ${secret.length}).`,
+    );
+  return secret;
 }
 
 /** --clock-offset-file: refused at start when it holds something other than whole seconds. */

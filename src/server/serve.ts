@@ -5,9 +5,10 @@
 import { randomBytes } from 'node:crypto';
 import { lstatSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { ServerOptions } from './app.js';
+import type { ServerOptions, SignIn } from './app.js';
 import { helpText, parseServerArgs, UsageError, USAGE } from './options.js';
 import type { ReadyInfo } from './ready.js';
+import { SIGN_IN_SECRET_ENV } from './sign-in-secret.js';
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n${USAGE}\n`);
@@ -65,7 +66,7 @@ function mask(token: string): string {
  * What a person needs after start-up: the base URL, the seeded users (tokens masked; whole ones are
  * in the ready file) and the next command, for a person and for CI.
  */
-function banner(ready: ReadyInfo, readyFile: string): string {
+function banner(ready: ReadyInfo, readyFile: string, signIn: SignIn | null): string {
   const ciUser = ready.users.find((u) => u.role === 'ADMIN') ?? ready.users[0];
   const userIndex = ciUser === undefined ? 0 : ready.users.indexOf(ciUser);
   const tokenFromFile = `$(node -p "require('${readyFile}').users[${userIndex}].cliToken")`;
@@ -82,7 +83,9 @@ function banner(ready: ReadyInfo, readyFile: string): string {
     ),
     `whole tokens, connectors, tables and warehouse objects: ${readyFile}`,
     '',
-    'next, sign in (approve the code on the /device page with one of the e-mails above):',
+    signIn === null
+      ? 'next, sign in (approve the code on the /device page with one of the e-mails above):'
+      : 'next, sign in (approve the code on the /device page with one of the e-mails above and the sign-in secret; see stderr):',
     `  gds auth login --base ${ready.baseUrl} --no-browser`,
     `or, as CI does, with ${ciUser?.email ?? 'a seeded user'}'s CLI token from the ready file:`,
     `  export SERVICE_API_URL=${ready.baseUrl} SERVICE_TOKEN=${tokenFromFile}`,
@@ -111,6 +114,18 @@ function dbtBanner(dbt: NonNullable<ReadyInfo['dbt']>): string[] {
   ];
 }
 
+/**
+ * The one line that says person sign-in asks for a secret, and why; a secret made at start is printed here
+ * once (stderr, as a Jupyter server prints its token), never in the ready file or anywhere else.
+ */
+function signInLine(signIn: SignIn, origin: string): string {
+  const why = signIn.reason === undefined ? '' : ` (${signIn.reason})`;
+  const asks = `person sign-in at ${origin}/device and ${origin}/dashboard asks for the e-mail and a sign-in secret${why}`;
+  return signIn.generated
+    ? `${asks}; it was made for this start (set ${SIGN_IN_SECRET_ENV} to choose it): ${signIn.secret}\n`
+    : `${asks}: the one in ${SIGN_IN_SECRET_ENV}\n`;
+}
+
 async function main(): Promise<void> {
   const { server: options, readyFile } = parseOptions();
   ensurePrivateDirectory(dirname(readyFile));
@@ -119,7 +134,8 @@ async function main(): Promise<void> {
   const { createServer } = await import('./app.js');
   const server = await createServer(options);
   writeAtomically(readyFile, `${JSON.stringify(server.ready, null, 2)}\n`);
-  process.stdout.write(banner(server.ready, readyFile));
+  process.stdout.write(banner(server.ready, readyFile, server.signIn));
+  if (server.signIn) process.stderr.write(signInLine(server.signIn, server.ready.origin));
 
   let stopping = false;
   const stop = (signal: string) => {

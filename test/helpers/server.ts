@@ -28,7 +28,7 @@
 //                                                     // arrange or read server state directly
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import type { ServerOptions } from '../../src/server/app.js';
+import type { RunningServer, ServerOptions } from '../../src/server/app.js';
 import { createServer } from '../../src/server/app.js';
 import type { IssuedToken, IssueTokenRequest } from '../../src/contract/types.js';
 import type { JobControl } from '../../src/server/governance/jobs.js';
@@ -85,6 +85,8 @@ export interface TestServer {
   issueToken(role: ReadyUser['role'], request: IssueTokenRequest): Promise<IssuedToken>;
   /** Stops the server; throws when any response broke the contract. */
   close(): Promise<void>;
+  /** Person sign-in's secret (a server reachable beyond loopback, or given one); null: the e-mail alone. */
+  signIn: RunningServer['signIn'];
   /** Responses that broke the contract so far. */
   violations(): ContractViolation[];
   /** The job worker (drive it with `jobs: 'manual'`). */
@@ -128,6 +130,7 @@ export interface TestServerOptions extends Pick<
   | 'deviceFlow'
   | 'clockOffsetFile'
   | 'stage'
+  | 'signInSecret'
 > {
   database?: 'pglite' | 'postgres';
   /** false: no response is checked against openapi.yaml (a bench's server CPU is then the service's own). */
@@ -182,6 +185,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     ...(options.trustProxy !== undefined ? { trustProxy: options.trustProxy } : {}),
     ...(options.embeddedRowLimit !== undefined ? { embeddedRowLimit: options.embeddedRowLimit } : {}),
     ...(options.clockOffsetFile !== undefined ? { clockOffsetFile: options.clockOffsetFile } : {}),
+    ...(options.signInSecret !== undefined ? { signInSecret: options.signInSecret } : {}),
   });
   await moveSeededTimes(running.db, startedAt).catch(async (error: unknown) => {
     await running.close();
@@ -236,6 +240,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
         throw new Error(`issueToken: ${response.status} ${JSON.stringify(response.body)}`);
       return response.body as IssuedToken;
     },
+    signIn: running.signIn,
     violations: () => contract?.violations ?? [],
     jobs: running.jobs,
     routes: running.routes,

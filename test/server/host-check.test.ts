@@ -196,7 +196,9 @@ describe('--public-url', () => {
       expect(await at('gds.example.com', auth)).toBe(200);
       expect(await at(`127.0.0.1:${proxiedPort}`, auth)).toBe(200);
       expect(await at('rebind.attacker.example', auth)).toBe(421);
-      const signIn = form({ email: 'owner@example.com', next: '/dashboard' });
+      // Reachable beyond loopback, the server asks for its sign-in secret too (test/server/sign-in-secret.test.ts).
+      const secret = proxied.signIn?.secret ?? '';
+      const signIn = form({ email: 'owner@example.com', next: '/dashboard', secret });
       const post = (origin: string) =>
         at(
           'gds.example.com',

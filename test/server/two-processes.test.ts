@@ -22,6 +22,8 @@ import { needs, noPostgres } from '../helpers/skip.js';
 const RATE_LIMIT = 10;
 /** Where people would reach the two (a load balancer); requests here go to each process's own address. */
 const PUBLIC_URL = 'https://gds.example.com';
+/** Behind one --public-url, every process takes the same sign-in secret (test/server/sign-in-secret.test.ts). */
+const SIGN_IN_SECRET = 'two-processes-sign-in-secret';
 
 interface Node {
   name: 'A' | 'B';
@@ -104,12 +106,15 @@ describe('two server processes on one PostgreSQL', needs(noPostgres), () => {
     // Started at the same moment on the empty database: both migrate and seed at once unless serialized.
     const started = (['A', 'B'] as const).map((name) => {
       const readyFile = join(dir, name, 'ready.json');
-      const process = startServerProcess([
-        ...['--database-url', database.url, '--port', '0', '--ready-file', readyFile],
-        // The address of the load balancer in front of both: the tokens' issuer.
-        ...['--rate-limit', String(RATE_LIMIT), '--public-url', PUBLIC_URL],
-        ...['--clock-offset-file', clockOffsetFile],
-      ]);
+      const process = startServerProcess(
+        [
+          ...['--database-url', database.url, '--port', '0', '--ready-file', readyFile],
+          // The address of the load balancer in front of both: the tokens' issuer.
+          ...['--rate-limit', String(RATE_LIMIT), '--public-url', PUBLIC_URL],
+          ...['--clock-offset-file', clockOffsetFile],
+        ],
+        { GDS_SIGN_IN_SECRET: SIGN_IN_SECRET },
+      );
       return { name, process, readyFile };
     });
     await Promise.all(
@@ -262,7 +267,12 @@ describe('two server processes on one PostgreSQL', needs(noPostgres), () => {
         },
       });
     const approved = await call(b, 'POST', '/device', {
-      form: { user_code: device.body.user_code, email: owner(b).email, action: 'approve' },
+      form: {
+        user_code: device.body.user_code,
+        email: owner(b).email,
+        action: 'approve',
+        secret: SIGN_IN_SECRET,
+      },
     });
     expect(approved.status).toBe(200);
     expect(approved.body).toContain('Signed in');
@@ -296,7 +306,7 @@ describe('two server processes on one PostgreSQL', needs(noPostgres), () => {
 
   it('knows a dashboard sign-in made on A on B, and a sign-out on B on A', async () => {
     const signedIn = await call(a, 'POST', '/dashboard/sign-in', {
-      form: { email: owner(a).email, next: '/dashboard' },
+      form: { email: owner(a).email, next: '/dashboard', secret: SIGN_IN_SECRET },
     });
     expect(signedIn.status).toBe(303);
     const cookie = (signedIn.headers.get('set-cookie') ?? '').split(';')[0] ?? '';

@@ -52,14 +52,24 @@ function rows<T>(items: T[], heads: string[], cells: (item: T) => unknown[], emp
 
 const orNone = (value: string | null | undefined) => (value ? value : '—');
 
-export function signInPage(next: string, problem?: string, email = ''): string {
+/** `askSecret`: the server is reachable beyond its machine and asks for its sign-in secret (never filled in). */
+export function signInPage(next: string, problem?: string, email = '', askSecret = false): string {
+  const what = askSecret
+    ? 'the e-mail of a member of your workspace and the sign-in secret this server printed when it started'
+    : 'the e-mail of a member of your workspace';
   return page(
     'Sign in to the gds dashboard',
     html`${problem === undefined ? '' : html`<p role="alert">${problem}</p>`}
-      <p>Sign in with the e-mail of a member of your workspace.</p>
+      <p>Sign in with ${what}.</p>
       <form method="post" action="${SIGN_IN_PATH}">
         <input type="hidden" name="next" value="${next}" /><label for="email">E-mail</label
         ><input id="email" name="email" type="email" required autocomplete="username" value="${email}" />
+        ${
+          askSecret
+            ? html`<label for="secret">Sign-in secret</label
+                ><input id="secret" name="secret" type="password" required autocomplete="off" />`
+            : ''
+        }
         <p><button>Sign in</button></p>
       </form>`,
   );

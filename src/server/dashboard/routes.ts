@@ -29,6 +29,7 @@ import { cookieValue, csrfToken, DashboardSessions, SESSION_COOKIE, sessionCooki
 import type { Viewer } from './view.js';
 import { loadHome, loadSignalsPage, loadTablePage, loadTokens, loadViewer, viewerCaller } from './view.js';
 import { revokeIntegrationToken } from '../auth/revocation.js';
+import { signInSecretRefusal } from '../sign-in-secret.js';
 
 type Form = Record<string, string | undefined>;
 
@@ -176,8 +177,9 @@ export function dashboardRoutes(app: FastifyInstance, ctx: AppContext): void {
       },
     );
 
+    const askSecret = ctx.signInSecret !== null;
     scope.get<{ Querystring: Form }>(SIGN_IN_PATH, async (request, reply) =>
-      sendPage(reply, 200, signInPage(safeNext(request.query.next))),
+      sendPage(reply, 200, signInPage(safeNext(request.query.next), undefined, '', askSecret)),
     );
 
     scope.post<{ Body: Form }>(SIGN_IN_PATH, async (request, reply) => {
@@ -187,10 +189,21 @@ export function dashboardRoutes(app: FastifyInstance, ctx: AppContext): void {
       const form = request.body ?? {};
       const next = safeNext(form.next);
       const email = (form.email ?? '').trim();
-      if (email === '') return sendPage(reply, 400, signInPage(next, 'Enter your e-mail.'));
+      if (email === '') return sendPage(reply, 400, signInPage(next, 'Enter your e-mail.', '', askSecret));
+      const refused = await signInSecretRefusal(ctx, request, form.secret);
+      if (refused)
+        return sendPage(
+          reply.headers(refused.headers),
+          refused.status,
+          signInPage(next, refused.message, email, true),
+        );
       const member = await memberByEmail(ctx.db, email);
       if (!member) {
-        return sendPage(reply, 400, signInPage(next, `No active member has the e-mail ${email}.`, email));
+        return sendPage(
+          reply,
+          400,
+          signInPage(next, `No active member has the e-mail ${email}.`, email, askSecret),
+        );
       }
       await recordAudit(ctx.db, ctx.clock, {
         workspaceId: member.workspace_id,

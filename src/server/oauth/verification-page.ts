@@ -22,7 +22,8 @@ function page(title: string, body: string): string {
   );
 }
 
-export function verificationForm(userCode: string, problem?: string): string {
+/** `askSecret`: the server is reachable beyond its machine and asks for its sign-in secret (never filled in). */
+export function verificationForm(userCode: string, problem?: string, askSecret = false): string {
   const notice = problem === undefined ? '' : `<p role="alert">${escapeHtml(problem)}</p>`;
   return page(
     'Sign in to gds',
@@ -32,6 +33,10 @@ export function verificationForm(userCode: string, problem?: string): string {
       `<input id="user_code" name="user_code" class="code" required autocomplete="off" value="${escapeHtml(userCode)}">` +
       `<label for="email">E-mail</label>` +
       `<input id="email" name="email" type="email" required autocomplete="username">` +
+      (askSecret
+        ? `<label for="secret">Sign-in secret (printed by the server when it started)</label>` +
+          `<input id="secret" name="secret" type="password" required autocomplete="off">`
+        : '') +
       `<button name="action" value="approve">Approve</button>` +
       `<button name="action" value="deny">Deny</button></form>`,
   );

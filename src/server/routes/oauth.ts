@@ -20,6 +20,7 @@ import {
 } from '../oauth/settings.js';
 import { isSameOriginPost } from '../host-check.js';
 import { outcomePage, VERIFICATION_PAGE_HEADERS, verificationForm } from '../oauth/verification-page.js';
+import { signInSecretRefusal } from '../sign-in-secret.js';
 
 type Form = Record<string, string | undefined>;
 
@@ -79,32 +80,38 @@ export function oauthRoutes(app: FastifyInstance, ctx: AppContext, options: Devi
       return result;
     });
 
+    const askSecret = ctx.signInSecret !== null;
+    const formPage = (reply: FastifyReply, status: number, userCode: string, problem?: string) =>
+      reply
+        .code(status)
+        .type('text/html; charset=utf-8')
+        .send(verificationForm(userCode, problem, askSecret));
+
     scope.get<{ Querystring: Form }>(paths.verification, async (request, reply) =>
-      reply.type('text/html; charset=utf-8').send(verificationForm(request.query.user_code ?? '')),
+      formPage(reply, 200, request.query.user_code ?? ''),
     );
 
     scope.post<{ Body: Form }>(paths.verification, async (request, reply) => {
       if (!isSameOriginPost(request, ctx.names())) {
-        return reply
-          .code(403)
-          .type('text/html; charset=utf-8')
-          .send(verificationForm('', 'Approve sign-ins from this server’s own /device page only.'));
+        return formPage(reply, 403, '', 'Approve sign-ins from this server’s own /device page only.');
       }
       const form = request.body ?? {};
       const decision = form.action;
       if ((decision !== 'approve' && decision !== 'deny') || !form.user_code || !form.email) {
-        return reply
-          .code(400)
-          .type('text/html; charset=utf-8')
-          .send(
-            verificationForm(form.user_code ?? '', 'Enter the code and your e-mail, then approve or deny.'),
-          );
+        return formPage(
+          reply,
+          400,
+          form.user_code ?? '',
+          `Enter the code and your e-mail${askSecret ? ' and the sign-in secret' : ''}, then approve or deny.`,
+        );
       }
+      const refused = await signInSecretRefusal(ctx, request, form.secret);
+      if (refused)
+        return formPage(reply.headers(refused.headers), refused.status, form.user_code, refused.message);
       const result = await decideDeviceCode(ctx, form.user_code, form.email, decision as Decision);
-      return reply
-        .code(result.ok ? 200 : 400)
-        .type('text/html; charset=utf-8')
-        .send(result.ok ? outcomePage(result.message) : verificationForm(form.user_code, result.message));
+      return result.ok
+        ? reply.code(200).type('text/html; charset=utf-8').send(outcomePage(result.message))
+        : formPage(reply, 400, form.user_code, result.message);
     });
   });
 }
