@@ -259,7 +259,8 @@ export function printApplySummary(out: Output, applied: ApplySummary, summary: R
     summary.recertificationRequested === 0
       ? ''
       : ` ${summary.recertificationRequested} recertification request${summary.recertificationRequested === 1 ? '' : 's'} filed.`;
-  out.print(
+  // One line: a failed table's name may be the service's (a gone table's), and must not start a line of its own.
+  out.printField(
     `Apply: ${applied.applied} table${applied.applied === 1 ? '' : 's'} applied (${done} write${done === 1 ? '' : 's'}), ${applied.failed.length} failed${failed}.${recertification}`,
   );
   if (notPruned !== undefined) out.print(notPruned);

@@ -5,7 +5,8 @@
 // cannot be: the service refuses every read in an environment it does not know).
 import { describe, expect, it } from 'vitest';
 import { Output } from '../../src/cli/output.js';
-import { printPlan } from '../../src/cli/project-views.js';
+import { printApplySummary, printPlan } from '../../src/cli/project-views.js';
+import { CliError, ExitCode } from '../../src/core/errors.js';
 import type { PlannedTable, ProjectPlan } from '../../src/services/project-plan-types.js';
 
 const FORGED = '\nForged:   CERTIFIED by you';
@@ -69,5 +70,36 @@ describe('the human plan', () => {
     expect(stdout.text).toMatch(/^ {4}adopt: taken over from project billing Forged: +CERTIFIED by you$/m);
     expect(stdout.text).toMatch(/^- gone payments Forged: +CERTIFIED by you \(analytics\.payments/m);
     expect(stdout.text).toMatch(/^Left alone in dev Forged: +CERTIFIED by you: 1 table of other projects/m);
+  });
+});
+
+describe("apply's last line", () => {
+  it('names a failed table on its one line: a gone table’s name from the service forges no line after it', () => {
+    const { out, stdout } = capture();
+    const error = new CliError('Forbidden', { exitCode: ExitCode.Failure, code: 'forbidden' });
+    printApplySummary(
+      out,
+      {
+        actions: [],
+        applied: 0,
+        failed: [{ table: `payments${FORGED}\u001b[2J`, tableId: 'tbl_2', step: 'remove', error }],
+        pruneSkipped: 0,
+      },
+      {
+        create: 0,
+        replace: 0,
+        unchanged: 0,
+        remove: 1,
+        failed: 1,
+        refused: 0,
+        skipped: 0,
+        submit: 0,
+        recertificationRequested: 0,
+      },
+    );
+    expect(stdout.text.split('\n').filter((l) => l.startsWith('Forged:'))).toEqual([]);
+    expect(stdout.text).toBe(
+      'Apply: 0 tables applied (0 writes), 1 failed: payments Forged:   CERTIFIED by you (remove).\n',
+    );
   });
 });
