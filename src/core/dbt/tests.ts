@@ -783,8 +783,13 @@ function definers(macro: string, implementations: ReadonlySet<string>): string[]
 
 /**
  * The macro of a package that dbt runs for one of its own, `macro` (called by its bare name, which any
- * package's macro of that name overrides, the root project's first) and its dispatch in the namespace `dbt`
- * (every package searched before dbt's own, each prefix in turn), when it is not dbt's (or its adapter's).
+ * package's macro of that name overrides, the root project's first) and its dispatch in the namespace `dbt`,
+ * when it is not dbt's (or its adapter's). dbt-core's adapter.dispatch searches the root project, then dbt's
+ * own packages (`dbt` is among the project's dependencies: BaseDatabaseWrapper._get_search_packages), each
+ * with every prefix in turn: another package's `default__test_unique` is never dispatched to (only a
+ * `dispatch:` search_order, not in the manifest, would add it), and the root project's `default__` comes
+ * before dbt-bigquery's `bigquery__`. Where the manifest does not tell the root project, any package other
+ * than dbt's is taken for it, the first prefix found deciding.
  */
 function globalOverride(macro: string, context: TestContext): string | undefined {
   const implementations = context.macros?.implementations;
@@ -794,11 +799,12 @@ function globalOverride(macro: string, context: TestContext): string | undefined
     pkg === 'dbt' || [adapter, ...(PARENT_ADAPTERS[adapter] ?? [])].some((a) => pkg === `dbt_${a}`);
   const own = definers(macro, implementations).find((pkg) => !internal(pkg));
   if (own !== undefined) return `macro.${own}.${macro}`;
+  const root = context.macros?.rootProject;
   for (const prefix of dispatchPrefixes(context.adapter)) {
     const packages = definers(`${prefix}__${macro}`, implementations);
-    const other = packages.find((pkg) => !internal(pkg));
+    const other = packages.find((pkg) => (root === undefined ? !internal(pkg) : pkg === root));
     if (other !== undefined) return `macro.${other}.${prefix}__${macro}`;
-    if (packages.length > 0) return undefined;
+    if (root === undefined && packages.length > 0) return undefined;
   }
   return undefined;
 }

@@ -69,14 +69,24 @@ describe("a project's own macro for a test gds maps", () => {
     );
   });
 
-  it("a package's default__test_unique overrides dbt's too: not mapped; on another adapter's name it is not dispatched to", () => {
+  // dbt-core's dispatch in the namespace `dbt` searches the root project, then dbt's own packages
+  // (BaseDatabaseWrapper._get_search_packages: `dbt` is among the project's dependencies): another package's
+  // default__test_unique is never run, only a `dispatch:` search_order (not in the manifest) would add it.
+  it("another package's default__test_unique is not dispatched to: mapped; the project's own is, not mapped", () => {
+    const packaged = declare(
+      'postgres',
+      [unique, notNull],
+      [...DBT_TESTS, 'macro.audit.default__test_unique', 'macro.audit.postgres__test_unique'],
+    );
+    expect(packaged.declaration.notMappedTests).toEqual([]);
+    expect(packaged.declaration.mappedTests.map((t) => t.rule)).toEqual(['required:id', 'grainKey']);
     const overridden = declare(
       'postgres',
       [unique, notNull],
-      [...DBT_TESTS, 'macro.audit.default__test_unique'],
+      [...DBT_TESTS, 'macro.shop.default__test_unique'],
     );
     expect(overridden.declaration.notMappedTests.map((t) => t.reason)).toEqual([
-      expect.stringContaining('macro.audit.default__test_unique') as unknown,
+      expect.stringContaining('macro.shop.default__test_unique') as unknown,
     ]);
     expect(overridden.rules['fieldOverrides']).toContainEqual({
       field: 'id',
@@ -97,14 +107,23 @@ describe("a project's own macro for a test gds maps", () => {
     expect(rules['fieldOverrides']).toContainEqual({ field: 'id', nullRate: { warn: 1, fail: 1 } });
   });
 
-  it("dbt-bigquery's own bigquery__test_unique is dbt's: mapped, and a project's default__ comes after it", () => {
-    const { declaration } = declare(
+  it("dbt-bigquery's own bigquery__test_unique is dbt's: mapped; the project's default__ comes before it", () => {
+    const adapters = declare(
+      'bigquery',
+      [unique, notNull],
+      [...DBT_TESTS, 'macro.dbt_bigquery.bigquery__test_unique'],
+    );
+    expect(adapters.declaration.notMappedTests).toEqual([]);
+    expect(adapters.declaration.mappedTests.map((t) => t.rule)).toEqual(['required:id', 'grainKey']);
+    // The root project is searched with every prefix before dbt's packages are.
+    const root = declare(
       'bigquery',
       [unique, notNull],
       [...DBT_TESTS, 'macro.dbt_bigquery.bigquery__test_unique', 'macro.shop.default__test_unique'],
     );
-    expect(declaration.notMappedTests).toEqual([]);
-    expect(declaration.mappedTests.map((t) => t.rule)).toEqual(['required:id', 'grainKey']);
+    expect(root.declaration.notMappedTests.map((t) => t.reason)).toEqual([
+      expect.stringContaining('macro.shop.default__test_unique') as unknown,
+    ]);
   });
 
   it("dbt_utils: the root project's default__test_accepted_range is searched before dbt_utils'; another package's is not", () => {
@@ -370,5 +389,13 @@ describe("a where: applied by the project's own get_where_subquery", () => {
       "its where: condition is applied by the project's own macro macro.shop.default__get_where_subquery",
     );
     expect(result.declaration.mappedTests.map((t) => t.rule)).toEqual(['required:id']);
+  });
+
+  it("another package's default__get_where_subquery is not dispatched to: mapped", () => {
+    expect(
+      declare('postgres', [recent], [...where, 'macro.audit.default__get_where_subquery']).rules[
+        'customPredicates'
+      ],
+    ).toEqual([expect.objectContaining({ sql: 'NOT (age > 17) OR (name IS NOT NULL)' })]);
   });
 });
