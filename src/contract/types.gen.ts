@@ -705,7 +705,7 @@ export interface paths {
         };
         /**
          * Every signal of several recertification requests, oldest first, a page at a time
-         * @description A person's session JWT or `cli_` token. The signals of the requests named (`requestId`, repeated, at most 100), as GET /api/recertification-requests/{requestId}/signals pages through one request's: `gds recertification list --json` reads those of a page of requests with earlier signals in a few requests, not one a request. A request of another workspace, of a deleted table or outside the caller's environments has none here (it is left out, as the request list leaves it out). Ordered by (createdAt, id), so each request's signals come oldest first.
+         * @description A person's session JWT or `cli_` token. The signals of the requests named (`requestId`, repeated, at most 100), as GET /api/recertification-requests/{requestId}/signals pages through one request's: `gds recertification list --json` reads those of a page of requests with earlier signals in a few requests, not one a request. A request of another workspace, of a deleted table or outside the caller's environments has none here (it is left out, as the request list leaves it out). Request after request (by id), each request's signals oldest first (by createdAt, then id); each page costs its own signals, however many follow it.
          */
         get: operations["listSignalsOfRequests"];
         put?: never;
@@ -4274,7 +4274,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of the requests' signals, oldest first, each naming its request. */
+            /** @description A page of the requests' signals, request after request, each request's oldest first, each naming its request. */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -38,8 +38,9 @@ export interface RecertificationApi {
    */
   signals(requestId: string, options?: CallOptions): AsyncGenerator<RecertificationSignal[], void, undefined>;
   /**
-   * Every signal of the requests `requestIds` names (at most 100), oldest first, each naming its request, a page
-   * of 1,000 at a time; a request the caller may not read has none. A service from before the read answers 404.
+   * Every signal of the requests `requestIds` names (at most 100), each request's oldest first, each naming its
+   * request, a page of 1,000 at a time; a request the caller may not read has none. A service from before the
+   * read answers 404.
    */
   signalsOf(
     requestIds: readonly string[],

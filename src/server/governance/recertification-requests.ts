@@ -233,8 +233,10 @@ export async function listSignalPage(
 
 /**
  * Every signal of the requests `requestIds` names that are of the workspace, of an active table and in
- * `environments` (null: every one), the others left out; a page at a time by key (created_at, id), so each
- * request's signals come oldest first. One statement a page, each request read through its index.
+ * `environments` (null: every one), the others left out; a page at a time, request after request (by id), each
+ * request's signals oldest first, by key (created_at, id) of the last one (whose request the page goes on from).
+ * Each request is read through its index from where the page starts: a page costs its rows and the requests it
+ * crosses, not every signal after the cursor (sorted across 100 requests, a read of 200,000 signals took 32 s).
  */
 export async function listSignalsOfRequests(
   q: Queryable,
@@ -242,18 +244,44 @@ export async function listSignalsOfRequests(
   requestIds: string[],
   query: { environments: string[] | null; limit: number; after?: ListKey | undefined },
 ): Promise<{ signals: Array<RecertificationSignal & { requestId: string }>; next: ListKey | null }> {
-  const rows = await q.query<SignalRow & { created_key: string }>(
-    `SELECT s.id, s.request_id, s.cause, s.details, s.created_by, s.created_at,
-            to_char(s.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_key
-       FROM gds.recertification_requests r
-       JOIN gds.tables t ON t.id = r.table_id
-       JOIN gds.recertification_signals s ON s.request_id = r.id
-      WHERE r.id = ANY($1::text[]) AND r.workspace_id = $2 AND t.active
-        AND ($3::text[] IS NULL OR t.environment_label = ANY($3))
-        AND ($4::timestamptz IS NULL OR (s.created_at, s.id) > ($4::timestamptz, $5::text))
-      ORDER BY s.created_at, s.id LIMIT ${query.limit + 1}`,
-    [requestIds, workspaceId, query.environments, query.after?.createdAt ?? null, query.after?.id ?? null],
-  );
+  const readable = (
+    await q.query<{ id: string }>(
+      `SELECT r.id FROM gds.recertification_requests r JOIN gds.tables t ON t.id = r.table_id
+        WHERE r.id = ANY($1::text[]) AND r.workspace_id = $2 AND t.active
+          AND ($3::text[] IS NULL OR t.environment_label = ANY($3))`,
+      [requestIds, workspaceId, query.environments],
+    )
+  )
+    .map((row) => row.id)
+    .sort();
+  const after = query.after;
+  // The request of the cursor's signal: the page goes on within it, then with the requests after it.
+  let from: string | undefined;
+  if (after !== undefined) {
+    const [cursor] = await q.query<{ request_id: string }>(
+      'SELECT request_id FROM gds.recertification_signals WHERE id = $1',
+      [after.id],
+    );
+    if (cursor === undefined) return { signals: [], next: null };
+    from = cursor.request_id;
+  }
+  const rows: Array<SignalRow & { created_key: string }> = [];
+  for (const requestId of readable) {
+    if (rows.length > query.limit) break;
+    if (from !== undefined && requestId < from) continue;
+    const within = from !== undefined && requestId === from ? after : undefined;
+    // The key written as it is (not `$2 IS NULL OR …`), so that the index scan starts at it.
+    rows.push(
+      ...(await q.query<SignalRow & { created_key: string }>(
+        `SELECT id, request_id, cause, details, created_by, created_at,
+                to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_key
+           FROM gds.recertification_signals
+          WHERE request_id = $1 ${within === undefined ? '' : 'AND (created_at, id) > ($2::timestamptz, $3::text)'}
+          ORDER BY created_at, id LIMIT ${query.limit + 1 - rows.length}`,
+        within === undefined ? [requestId] : [requestId, within.createdAt, within.id],
+      )),
+    );
+  }
   const { page, next } = keyedPage(rows, query.limit);
   return { signals: page.map((row) => ({ requestId: row.request_id, ...toSignal(row) })), next };
 }
