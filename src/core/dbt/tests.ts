@@ -440,7 +440,7 @@ function mapOne(node: ManifestNode, written: ManifestTest, context: TestContext)
   const whereMacro =
     where === undefined || !MAPPED_KINDS.has(kind)
       ? undefined
-      : globalOverride('get_where_subquery', context);
+      : globalOverride('get_where_subquery', context, 'context');
   if (whereMacro !== undefined)
     return refused(
       `its where: condition is applied by the project's own macro ${whereMacro}, not dbt's (select * from the table where …): gds cannot tell which rows it tests`,
@@ -789,17 +789,26 @@ function definers(macro: string, implementations: ReadonlySet<string>): string[]
  * with every prefix in turn: another package's `default__test_unique` is never dispatched to (only a
  * `dispatch:` search_order, not in the manifest, would add it), and the root project's `default__` comes
  * before dbt-bigquery's `bigquery__`. Where the manifest does not tell the root project, any package other
- * than dbt's is taken for it, the first prefix found deciding.
+ * than dbt's is taken for it, the first prefix found deciding. `bare`: how the bare name is found: a generic
+ * test's macro by dbt's MacroResolver (any package's before dbt's), or `context`, a macro the test's SQL calls
+ * (get_where_subquery), in the node's macro namespace: the root project's, then dbt's (MacroNamespaceBuilder
+ * puts no other package's macro under its bare name).
  */
-function globalOverride(macro: string, context: TestContext): string | undefined {
+function globalOverride(
+  macro: string,
+  context: TestContext,
+  bare: 'resolver' | 'context' = 'resolver',
+): string | undefined {
   const implementations = context.macros?.implementations;
   if (implementations === undefined) return undefined;
   const adapter = context.adapter ?? '';
   const internal = (pkg: string) =>
     pkg === 'dbt' || [adapter, ...(PARENT_ADAPTERS[adapter] ?? [])].some((a) => pkg === `dbt_${a}`);
-  const own = definers(macro, implementations).find((pkg) => !internal(pkg));
-  if (own !== undefined) return `macro.${own}.${macro}`;
   const root = context.macros?.rootProject;
+  const own = definers(macro, implementations).find((pkg) =>
+    bare === 'context' && root !== undefined ? pkg === root : !internal(pkg),
+  );
+  if (own !== undefined) return `macro.${own}.${macro}`;
   for (const prefix of dispatchPrefixes(context.adapter)) {
     const packages = definers(`${prefix}__${macro}`, implementations);
     const other = packages.find((pkg) => (root === undefined ? !internal(pkg) : pkg === root));

@@ -398,4 +398,17 @@ describe("a where: applied by the project's own get_where_subquery", () => {
       ],
     ).toEqual([expect.objectContaining({ sql: 'NOT (age > 17) OR (name IS NOT NULL)' })]);
   });
+
+  // The test's SQL calls get_where_subquery by its bare name, which the node's macro namespace resolves to the
+  // root project's or dbt's (dbt-core's MacroNamespaceBuilder): another package's is not seen.
+  it("another package's get_where_subquery is not called: mapped; the project's is, not mapped", () => {
+    expect(
+      declare('postgres', [recent], [...where, 'macro.audit.get_where_subquery']).rules['customPredicates'],
+    ).toEqual([expect.objectContaining({ sql: 'NOT (age > 17) OR (name IS NOT NULL)' })]);
+    expectOnlyRefused(
+      declare('postgres', [recent], [...where, 'macro.shop.get_where_subquery']),
+      recent,
+      "its where: condition is applied by the project's own macro macro.shop.get_where_subquery",
+    );
+  });
 });
