@@ -103,7 +103,7 @@ export async function revokeIntegrationToken(
         'token_not_found',
         'Your workspace has no integration token by that client token or id.',
         {
-          reference: byClientToken ? maskToken(reference) : reference,
+          reference: saidBack(reference),
         },
       );
     }
@@ -181,7 +181,17 @@ export async function listCliTokens(
 /** Revokes a CLI token of the workspace by id; 404 when there is none (or, `ownerId` given, not theirs). */
 /** 404 of a CLI token the workspace does not have, or the caller may not see. */
 export function cliTokenNotFound(tokenId: string): HttpError {
-  return notFound('token_not_found', `Your workspace has no CLI token ${tokenId}.`, { tokenId });
+  const named = saidBack(tokenId);
+  return notFound('token_not_found', `Your workspace has no CLI token ${named}.`, { tokenId: named });
+}
+
+/**
+ * A reference to a token that names none, as a 404 says it back: an id of the server's shape (newId) as it is;
+ * anything else masked, as a client token is: a token pasted where its id goes (a refresh token
+ * `rt_….<secret>`, a `cli_` token) must not come back whole in the answer, gds's error or a log.
+ */
+function saidBack(reference: string): string {
+  return /^[a-z]+_[0-9a-f]{16}$/.test(reference) ? reference : maskToken(reference);
 }
 
 export async function revokeCliToken(
