@@ -163,12 +163,19 @@ export async function storedRefreshToken(configDir: string): Promise<string> {
 
 /** Starts gds on the profile of `configDir`. `printed(re)` settles once its stderr matches `re`, and fails
  *  when gds ends first. */
-export function startGds(args: string[], configDir: string, extraEnv: Record<string, string> = {}) {
+export function startGds(
+  args: string[],
+  configDir: string,
+  extraEnv: Record<string, string> = {},
+  /** In a session of its own: see refresh-stopped.test.ts. */
+  detached = false,
+) {
   const [command, argv] = cliCommand(args);
   const child = spawn(command, argv, {
     cwd: repoRoot,
     env: cliEnv({ GDS_CONFIG_DIR: configDir, GDS_SECRET_STORAGE: 'file', ...extraEnv }),
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached,
   });
   const result = collect(child);
   let stderr = '';

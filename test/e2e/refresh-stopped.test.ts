@@ -51,11 +51,14 @@ describe.runIf(process.platform === 'linux')(
     it('another gds says at once which process holds the refresh and how to resume it; resumed, it saves', async () => {
       const { configDir, refreshToken } = await expiredProfile(used.harness, used.template, 300);
       const held = holdRefresh(used.harness, refreshToken);
-      const stopped = startGds(auditList, configDir);
+      // Stopped as Ctrl-Z leaves it (state T), but by SIGSTOP, in a session of its own: the kernel discards a
+      // SIGTSTP sent to a process group no parent of the session holds (a CI job's, once the shell that started
+      // it has gone), and sends SIGHUP then SIGCONT to a group that comes to be so while one of it is stopped.
+      const stopped = startGds(auditList, configDir, {}, true);
       const pid = stopped.child.pid as number;
       try {
         await held.reachedBy(stopped);
-        stopped.child.kill('SIGTSTP');
+        stopped.child.kill('SIGSTOP');
         await untilStopped(pid);
         // The answer goes out now, and waits unread in the stopped process.
         held.release();
