@@ -6,15 +6,14 @@
 // (`- gone`). The plan's lines, its warnings and its markdown say each name on gds's line, the line break read
 // as a space: none starts a line that reads as gds's (`Forged: …`), nor splits a command to paste in two; and
 // so does each line apply says of what it did (`fct_entity_5 Forged: … (tbl_…): remove done`).
-import { createServer } from 'node:http';
-import type { IncomingMessage, Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runInProcess } from '../helpers/run-in-process.js';
 import type { TestServer } from '../helpers/server.js';
+import { startRewritingProxy } from '../helpers/rewriting-proxy.js';
+import type { RewritingProxy } from '../helpers/rewriting-proxy.js';
 import { startTestServer } from './test-server.js';
 import { loadDbtProject } from '../../src/services/dbt-project.js';
 import { writeDbtProject } from '../../scripts/bench/dbt-manifest.js';
@@ -31,7 +30,7 @@ const POISONED = new Set(['orphan', 'handmade', 'fct_entity_5']);
 let server: TestServer;
 let dir: string;
 let project: string;
-let proxy: Server;
+let proxy: RewritingProxy | undefined;
 let proxyUrl: string;
 let dev = '';
 
@@ -40,23 +39,6 @@ function poisoned(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(poisoned);
   if (typeof value !== 'object' || value === null) return value;
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, poisoned(v)]));
-}
-
-async function forward(body: Buffer, request: IncomingMessage) {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (typeof value === 'string' && !['host', 'content-length', 'accept-encoding'].includes(name))
-      headers[name] = value;
-  }
-  const answered = await fetch(`${new URL(server.url).origin}${request.url ?? '/'}`, {
-    method: request.method ?? 'GET',
-    headers,
-    ...(body.length > 0 ? { body } : {}),
-  });
-  const type = answered.headers.get('content-type') ?? '';
-  const text = await answered.text();
-  const out = type.includes('json') && text !== '' ? JSON.stringify(poisoned(JSON.parse(text))) : text;
-  return { status: answered.status, type, out };
 }
 
 beforeAll(async () => {
@@ -107,30 +89,15 @@ beforeAll(async () => {
   );
   expect(handmade.code, handmade.stderr).toBe(0);
 
-  proxy = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      forward(Buffer.concat(chunks), request).then(
-        ({ status, type, out }) => {
-          response.statusCode = status;
-          if (type !== '') response.setHeader('Content-Type', type);
-          response.end(out);
-        },
-        () => response.writeHead(502).end(),
-      );
-    });
+  proxy = await startRewritingProxy(server.url, {
+    rewrite: (text, type) =>
+      type.includes('json') && text !== '' ? JSON.stringify(poisoned(JSON.parse(text))) : text,
   });
-  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-  const { port } = proxy.address() as AddressInfo;
-  proxyUrl = `http://127.0.0.1:${port}${new URL(server.url).pathname}`;
+  proxyUrl = proxy.url;
 });
 
 afterAll(async () => {
-  if (proxy !== undefined) {
-    proxy.closeAllConnections();
-    await new Promise((resolve) => proxy.close(resolve));
-  }
+  await proxy?.close();
   await rm(dir, { recursive: true, force: true });
   await server?.close();
 });

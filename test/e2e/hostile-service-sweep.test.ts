@@ -5,9 +5,6 @@
 // terminal) nothing of them reaches stdout or stderr; piped, only the documents gds passes on byte for byte
 // (gate get and gate suggest's gate1.yml, records export's rows) keep them; under --json every line of
 // stdout and stderr is JSON, those characters escaped.
-import { createServer } from 'node:http';
-import type { IncomingMessage, Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runInProcess } from '../helpers/run-in-process.js';
 import { runResultsOf } from '../helpers/certified-copies.js';
 import type { TestServer } from '../helpers/server.js';
+import { startRewritingProxy } from '../helpers/rewriting-proxy.js';
+import type { RewritingProxy } from '../helpers/rewriting-proxy.js';
 import { startTestServer } from './test-server.js';
 
 /** An OSC 8 link to an evil address, clear screen, BEL, backspaces, a carriage return, bidi, a C1 CSI. */
@@ -24,7 +23,7 @@ const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2
 
 let server: TestServer;
 let dir: string;
-let proxy: Server;
+let proxy: RewritingProxy | undefined;
 let proxyUrl: string;
 let answer: 'poisoned' | 'error' | 'text' | 'forged' | 'cut' = 'poisoned';
 /** Under `cut`: the number of recertify signals answered (FORGED and HOSTILE after their strings) before the
@@ -66,24 +65,11 @@ const hostileError = JSON.stringify({
   },
 });
 
-async function forward(body: Buffer, request: IncomingMessage) {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (typeof value === 'string' && !['host', 'content-length', 'accept-encoding'].includes(name))
-      headers[name] = value;
-  }
-  const answered = await fetch(`${new URL(server.url).origin}${request.url ?? '/'}`, {
-    method: request.method ?? 'GET',
-    headers,
-    ...(body.length > 0 ? { body } : {}),
-  });
-  const type = answered.headers.get('content-type') ?? '';
-  const text = await answered.text();
-  let out = text;
+/** The service's answer as the proxy sends it on: the tail `answer` calls for after each string. */
+function rewritten(text: string, type: string): string {
   const tail = answer === 'forged' ? FORGED : answer === 'cut' ? `${FORGED}${HOSTILE}` : HOSTILE;
-  if (type.includes('json') && text !== '') out = JSON.stringify(poisoned(JSON.parse(text), '', tail));
-  else if (text !== '') out = `${text}${tail}`;
-  return { status: answered.status, type, out };
+  if (type.includes('json') && text !== '') return JSON.stringify(poisoned(JSON.parse(text), '', tail));
+  return text === '' ? text : `${text}${tail}`;
 }
 
 beforeAll(async () => {
@@ -113,24 +99,23 @@ beforeAll(async () => {
   const records = await direct(['records', 'list', server.table('customers').id, '--json']);
   recordId = (JSON.parse(records.stdout.split('\n')[0] ?? '{}') as { id: string }).id;
 
-  proxy = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
+  proxy = await startRewritingProxy(server.url, {
+    rewrite: rewritten,
+    intercept: (request, response) => {
       if (answer === 'text') {
         // Not JSON, from a proxy or a broken service: its reason phrase and body are the service's too.
         response.writeHead(request.url?.includes('records') ? 404 : 403, `Nope\u009b2J`, {
           'Content-Type': 'text/html',
         });
         response.end(`<html>${HOSTILE}</html>`);
-        return;
+        return true;
       }
       if (answer === 'cut' && request.method === 'POST' && request.url?.endsWith('/recertify')) {
         signalsLeft -= 1;
         if (signalsLeft < 0) {
           response.writeHead(502, `Bad gateway\u009b2J`, { 'Content-Type': 'text/html' });
           response.end(`<html>${FORGED}${HOSTILE}</html>`);
-          return;
+          return true;
         }
       }
       if (answer === 'error') {
@@ -138,29 +123,17 @@ beforeAll(async () => {
         response.setHeader('X-Request-Id', 'req\u009b2J');
         response.statusCode = request.url?.includes('records') ? 500 : 409;
         response.end(hostileError);
-        return;
+        return true;
       }
-      forward(Buffer.concat(chunks), request).then(
-        ({ status, type, out }) => {
-          response.statusCode = status;
-          if (type !== '') response.setHeader('Content-Type', type);
-          response.end(out);
-        },
-        () => response.writeHead(502).end(),
-      );
-    });
+      return false;
+    },
   });
-  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-  const { port } = proxy.address() as AddressInfo;
-  proxyUrl = `http://127.0.0.1:${port}${new URL(server.url).pathname}`;
+  proxyUrl = proxy.url;
 });
 
 afterAll(async () => {
   // A beforeAll that failed before the proxy listened leaves none to close (a promise on it would never end).
-  if (proxy !== undefined) {
-    proxy.closeAllConnections();
-    await new Promise((resolve) => proxy.close(resolve));
-  }
+  await proxy?.close();
   await rm(dir, { recursive: true, force: true });
   await server?.close();
 });
