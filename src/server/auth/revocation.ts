@@ -178,7 +178,6 @@ export async function listCliTokens(
   }));
 }
 
-/** Revokes a CLI token of the workspace by id; 404 when there is none (or, `ownerId` given, not theirs). */
 /** 404 of a CLI token the workspace does not have, or the caller may not see. */
 export function cliTokenNotFound(tokenId: string): HttpError {
   const named = saidBack(tokenId);
@@ -194,6 +193,7 @@ function saidBack(reference: string): string {
   return /^[a-z]+_[0-9a-f]{16}$/.test(reference) ? reference : maskToken(reference);
 }
 
+/** Revokes a CLI token of the workspace by id; 404 when there is none (or, `ownerId` given, not theirs). */
 export async function revokeCliToken(
   ctx: AppContext,
   caller: SessionCaller,
