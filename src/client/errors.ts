@@ -45,6 +45,16 @@ export class ApiError extends Error {
 }
 
 /**
+ * A 400 `invalid_query` that names one of `parameters` among those the service does not know: a service from
+ * before them, whose caller then asks as it did before.
+ */
+export function refusesParameter(error: unknown, ...parameters: string[]): boolean {
+  if (!(error instanceof ApiError) || error.status !== 400 || error.code !== 'invalid_query') return false;
+  const unknown = (error.details as { unknown?: unknown } | undefined)?.unknown;
+  return Array.isArray(unknown) && parameters.some((parameter) => unknown.includes(parameter));
+}
+
+/**
  * The service handed back a cursor it had already given for the same list: following it would ask for the
  * same pages forever. The pages before it were complete.
  */

@@ -1,6 +1,6 @@
 // Governance tables, the CLI's paths (src/contract/openapi.yaml): list, status, DDL, soft delete.
 import type { Schema } from '../../contract/types.js';
-import { ApiError } from '../errors.js';
+import { ApiError, refusesParameter } from '../errors.js';
 import { arrayElementsReader } from '../json-elements.js';
 import { cursorPages } from '../paging.js';
 import { pathOf, projectQuery } from '../transport.js';
@@ -97,13 +97,6 @@ export interface TablesApi {
  * `staleSubmission`; a service from before the parameter is asked again without it).
  */
 export type HeldOptions = CallOptions & { pageSize?: number; staleSubmission?: false };
-
-/** A 400 `invalid_query` that names one of `parameters` among those the service does not know. */
-function refusesParameter(error: unknown, ...parameters: string[]): boolean {
-  if (!(error instanceof ApiError) || error.status !== 400 || error.code !== 'invalid_query') return false;
-  const unknown = (error.details as { unknown?: unknown } | undefined)?.unknown;
-  return Array.isArray(unknown) && parameters.some((parameter) => unknown.includes(parameter));
-}
 
 /** A 400 `invalid_query` on `name`: a service from before `name` could be repeated. */
 function refusesRepeatedName(error: unknown): boolean {
