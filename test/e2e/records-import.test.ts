@@ -5,7 +5,7 @@
 // fit are reported one by one while the others go in; --dry-run sends nothing.
 import { spawn } from 'node:child_process';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createServer, request } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -17,6 +17,7 @@ import { createModeBTable, fillRows, storedRows, wideRow } from '../helpers/reco
 import { cliCommand, cliEnv, collect, ensureBuilt } from '../cli/helpers/cli-process.js';
 import { runInProcess } from '../helpers/run-in-process.js';
 import { startTestServer } from './test-server.js';
+import { passThrough } from '../helpers/pass-through.js';
 
 const ROWS = 10_000;
 let server: TestServer;
@@ -128,21 +129,7 @@ async function holdingProxy(writes: number) {
       return;
     }
     if (req.method !== 'GET') forwarded += 1;
-    const upstream = request(
-      {
-        host: target.hostname,
-        port: target.port,
-        method: req.method,
-        path: req.url,
-        headers: { ...req.headers, host: target.host },
-      },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      },
-    );
-    upstream.on('error', () => res.destroy());
-    req.pipe(upstream);
+    passThrough(server.url, req, res, { onError: () => res.destroy() });
   });
   await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
   const { port } = proxy.address() as AddressInfo;

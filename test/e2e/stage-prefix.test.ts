@@ -2,11 +2,12 @@
 // and behind a reverse proxy that adds a path prefix of its own (`/gateway/v1/api/…` → `/v1/api/…`); the
 // dashboard page gds names is beside the stage, there too. A base URL without the stage is refused with a
 // 404 that names the REST base URL.
-import { request as httpRequest, createServer as createHttpServer } from 'node:http';
+import { createServer as createHttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from './test-server.js';
+import { passThrough } from '../helpers/pass-through.js';
 import { ensureBuilt } from '../cli/helpers/cli-process.js';
 import type { Workspace } from './login-helpers.js';
 import { ndjson, newWorkspace } from './login-helpers.js';
@@ -25,22 +26,7 @@ const proxy = createHttpServer((req, res) => {
     res.writeHead(404).end();
     return;
   }
-  const target = new URL(server.origin);
-  const upstream = httpRequest(
-    {
-      host: target.hostname,
-      port: target.port,
-      method: req.method,
-      path: url.slice(PREFIX.length),
-      headers: { ...req.headers, host: target.host },
-    },
-    (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    },
-  );
-  upstream.on('error', () => res.writeHead(502).end());
-  req.pipe(upstream);
+  passThrough(server.origin, req, res, { path: url.slice(PREFIX.length) });
 });
 
 beforeAll(async () => {
