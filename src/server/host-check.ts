@@ -56,7 +56,8 @@ export class OwnNames {
 /**
  * CSRF of the form posts (sign-in, sign-out, device approval). Browsers send Sec-Fetch-Site, which must be
  * same-origin: the browser vouches that the page's origin is the target's, whose Host the onRequest hook
- * has already checked (under Referrer-Policy no-referrer such a browser may send `Origin: null`). A browser
+ * has already checked, and its Origin, which the pages' Referrer-Policy (same-origin) has it send, must be one
+ * of this server's names too (a proxy that rewrote Host to loopback is seen there). A browser
  * without Sec-Fetch-Site must send an Origin that is one of this server's own (never the request's own
  * Host, which a rebinding page controls). A client with neither header is not a browser, so no page can
  * have made it post; with `browserOnly` it is refused all the same (403).
@@ -75,4 +76,21 @@ export function isSameOriginPost(
   // two headers on a form POST, so a post with neither is refused rather than trusted as a non-browser.
   if (origin === undefined) return options.browserOnly !== true;
   return names.isOwnOrigin(origin);
+}
+
+/**
+ * Why a form post was refused, for its page: when the browser vouches that the form came from the page's own
+ * origin but that origin is not one of this server's names, a proxy the server does not know of stands in
+ * front of it (one that rewrote Host to loopback; the host check refuses any other), and the fix is to name it.
+ */
+export function refusedPostMessage(request: FastifyRequest, names: OwnNames, otherwise: string): string {
+  const origin = request.headers.origin;
+  const page = origin === undefined ? undefined : URL.parse(origin)?.origin;
+  if (request.headers['sec-fetch-site'] !== 'same-origin' || page === undefined || page === 'null')
+    return otherwise;
+  if (names.isOwnOrigin(page)) return otherwise;
+  return (
+    `This page was reached at ${page}, which is not one of this server’s names: a proxy in front of it? ` +
+    `Start the server with --public-url ${page}; it then asks for a sign-in secret as well as the e-mail.`
+  );
 }

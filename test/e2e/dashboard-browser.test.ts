@@ -63,7 +63,7 @@ describe('dashboard in a browser', needs('skip' in browserAt ? browserAt.skip : 
     expect(headers['content-security-policy']).toContain("default-src 'none'");
     expect(headers['content-security-policy']).toContain("frame-ancestors 'none'");
     expect(headers['x-content-type-options']).toBe('nosniff');
-    expect(headers['referrer-policy']).toBe('no-referrer');
+    expect(headers['referrer-policy']).toBe('same-origin');
     // The style element sets 15px; the browser's default is 16px, so 15px proves the CSP let it apply.
     expect(await page.evaluate('getComputedStyle(document.body).fontSize')).toBe('15px');
     expect(cspReports).toEqual([]);

@@ -64,7 +64,7 @@ function expectSecurityHeaders(headers: Headers): void {
   expect(csp).toMatch(/style-src 'sha256-[A-Za-z0-9+/]+=*'/);
   expect(csp).not.toContain('unsafe-inline');
   expect(headers.get('x-content-type-options')).toBe('nosniff');
-  expect(headers.get('referrer-policy')).toBe('no-referrer');
+  expect(headers.get('referrer-policy')).toBe('same-origin');
   expect(headers.get('cache-control')).toBe('no-store');
 }
 

@@ -80,6 +80,32 @@ describe('on loopback (the trial, the demo, the tests)', () => {
     expect(signedIn.status).toBe(303);
     expect(signedIn.headers.get('set-cookie')).toContain('gds_dashboard=');
   });
+
+  it('refuses a form posted from a page on another name (a proxy it cannot see), saying to give --public-url', async () => {
+    const userCode = await newDeviceCode(server.origin);
+    const viaProxy = { 'sec-fetch-site': 'same-origin', origin: 'https://gds.example.com' };
+    const refused = await read(
+      await fetch(`${server.origin}/device`, {
+        method: 'POST',
+        headers: viaProxy,
+        body: new URLSearchParams({ user_code: userCode, email: OWNER, action: 'approve' }),
+      }),
+    );
+    expect(refused.status).toBe(403);
+    expect(refused.body).toContain('Start the server with --public-url https://gds.example.com');
+    expect(await deviceStatus(server, userCode)).toBe('pending');
+    const dashboard = await read(
+      await fetch(`${server.origin}/dashboard/sign-in`, {
+        method: 'POST',
+        headers: viaProxy,
+        body: new URLSearchParams({ next: '/dashboard', email: OWNER }),
+        redirect: 'manual',
+      }),
+    );
+    expect(dashboard.status).toBe(403);
+    expect(dashboard.body).toContain('--public-url https://gds.example.com');
+    expect(dashboard.headers.get('set-cookie')).toBeNull();
+  });
 });
 
 describe('reachable beyond loopback (--public-url), with a secret given', () => {

@@ -68,7 +68,9 @@ export function pageSecurityHeaders(csp: string): Record<string, string> {
   return {
     'content-security-policy': csp,
     'x-content-type-options': 'nosniff',
-    'referrer-policy': 'no-referrer',
+    // Not no-referrer: under it a browser's form post says `Origin: null`, and a page reached through a
+    // proxy the server cannot see (Host rewritten to loopback) would pass as its own (isSameOriginPost).
+    'referrer-policy': 'same-origin',
     'x-frame-options': 'DENY',
     'cache-control': 'no-store',
   };

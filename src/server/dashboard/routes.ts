@@ -9,7 +9,7 @@ import { recordAudit } from '../audit.js';
 import type { AppContext } from '../context.js';
 import { doorsOf } from '../doors.js';
 import { formScopeErrorHandler, HttpError, unauthorized } from '../errors.js';
-import { isSameOriginPost } from '../host-check.js';
+import { isSameOriginPost, refusedPostMessage } from '../host-check.js';
 import { memberByEmail } from '../oauth/device-codes.js';
 import { SECURITY_HEADERS } from './html.js';
 import {
@@ -184,7 +184,8 @@ export function dashboardRoutes(app: FastifyInstance, ctx: AppContext): void {
 
     scope.post<{ Body: Form }>(SIGN_IN_PATH, async (request, reply) => {
       if (!isSameOriginPost(request, ctx.names(), { browserOnly: true })) {
-        return sendPage(reply, 403, refusedPage('Sign in from this server’s own sign-in page.'));
+        const why = 'Sign in from this server’s own sign-in page.';
+        return sendPage(reply, 403, refusedPage(refusedPostMessage(request, ctx.names(), why)));
       }
       const form = request.body ?? {};
       const next = safeNext(form.next);

@@ -18,7 +18,7 @@ import {
   paths,
   REFRESH_TOKEN_GRANT,
 } from '../oauth/settings.js';
-import { isSameOriginPost } from '../host-check.js';
+import { isSameOriginPost, refusedPostMessage } from '../host-check.js';
 import { outcomePage, VERIFICATION_PAGE_HEADERS, verificationForm } from '../oauth/verification-page.js';
 import { signInSecretRefusal } from '../sign-in-secret.js';
 
@@ -93,7 +93,8 @@ export function oauthRoutes(app: FastifyInstance, ctx: AppContext, options: Devi
 
     scope.post<{ Body: Form }>(paths.verification, async (request, reply) => {
       if (!isSameOriginPost(request, ctx.names())) {
-        return formPage(reply, 403, '', 'Approve sign-ins from this server’s own /device page only.');
+        const why = 'Approve sign-ins from this server’s own /device page only.';
+        return formPage(reply, 403, '', refusedPostMessage(request, ctx.names(), why));
       }
       const form = request.body ?? {};
       const decision = form.action;
