@@ -223,8 +223,9 @@ export async function removeConfigFile(options: { env?: Env } = {}): Promise<boo
 /**
  * Runs `fn` holding a cross-process lock on one profile. The token refresh takes it, re-reads the profile
  * with loadConfig(), and refreshes only if nobody else did meanwhile. Taken again further down the same
- * call while still held, it lets that call through: `gds tokens issue --profile X --save-profile X` holds
- * X's lock to save the minted token, and minting may first refresh X's session under that same lock.
+ * call while still held, it lets that call through. Hold it for local reads and writes of the profile, or a
+ * request whose record in the profile lets `gds auth logout` pass it by (refresh.ts): never for a request a
+ * logout or a sign-in would have to wait for (integration-profile.ts saves under it once the answer came).
  * `stillHeld` says whether the lock is still this call's (see withLock).
  */
 export async function withProfileLock<T>(
@@ -281,10 +282,10 @@ async function whoHoldsProfile(name: string, error: unknown, env: Env | undefine
 
 /**
  * Runs `fn` holding the locks of several profiles (`gds auth logout`: all of them), taken all or none: when one
- * is held by another process, those already taken are let go before waiting and trying again. A command holds
- * one profile's lock while it waits for another's (`gds tokens issue --profile a --save-profile b` holds b's
- * while it renews a's sign-in under a's): holding some of these while waiting for the rest, in any order, would
- * let the two wait for each other until one gave up (config_locked). Gives up as a single lock does (about 20 s
+ * is held by another process, those already taken are let go before waiting and trying again. A command may
+ * hold one profile's lock while it waits for another's (`gds tokens issue --profile a --save-profile b` held
+ * b's while it renewed a's sign-in under a's): holding some of these while waiting for the rest, in any order,
+ * would let the two wait for each other until one gave up (config_locked). Gives up as a single lock does (about 20 s
  * in all), naming the lock it last found held. A profile whose lock is held and for which `unlessRefreshing`
  * says yes (a refresh of its tokens is under way in the holder, which may wait long on the network) is passed
  * over: `fn` runs without its lock, and must itself keep that refresh from saving (profiles.ts).

@@ -3,11 +3,11 @@
 // (refresh.ts). Nothing is stored without the flag.
 import { CliError, ExitCode } from '../core/errors.js';
 import type { TokenBundle } from '../contract/types.js';
-import type { Env, IntegrationProfile } from './config.js';
+import type { Env, IntegrationProfile, Profile } from './config.js';
 import { checkProfileName, loadConfig, withProfileLock } from './config.js';
 import { finishBeforeExit } from './finish-before-exit.js';
 import { describeLive, liveToken } from './login.js';
-import { clockSkewMs, onLocalClock, saveBoundMs } from './refresh.js';
+import { clockSkewMs, onLocalClock, renewableFields, saveBoundMs } from './refresh.js';
 import type { SavedProfile } from './profiles.js';
 import { saveProfile } from './profiles.js';
 import { describeStorage } from './secret-store.js';
@@ -43,8 +43,11 @@ export interface SavedIntegration<T> {
 }
 
 /**
- * Under the profile's lock: refuses a profile holding a live token (unless `force`) before anything is
- * sent, runs `obtain` (the request that mints or rotates the tokens), and saves its answer.
+ * Refuses a profile holding a live token (unless `force`) before anything is sent, runs `obtain` (the request
+ * that mints or rotates the tokens) without the profile's lock, and saves its answer under it. The request may
+ * wait long on the network: a `gds auth logout` or a sign-in into the profile meanwhile does not wait for it.
+ * So the save re-reads the profile under the lock and refuses (profile_changed) when it is no longer the one
+ * found before the request: a logged-out profile is not brought back, another command's save not replaced.
  */
 export async function saveIntegrationTokens<T extends ObtainedIntegrationTokens>(
   profileName: string,
@@ -52,34 +55,27 @@ export async function saveIntegrationTokens<T extends ObtainedIntegrationTokens>
   options: SaveIntegrationOptions,
 ): Promise<SavedIntegration<T>> {
   const name = checkProfileName(profileName);
-  return withProfileLock(
-    name,
-    async () => {
-      const existing = (await loadConfig(options)).profiles[name];
-      // A browser sign-in renews itself with its refresh token even after its access token expired.
-      const signIn = existing?.kind === 'session' && !liveToken(existing);
-      if (!options.force && (liveToken(existing) || signIn)) {
-        const what = signIn
-          ? 'a browser sign-in that renews itself'
-          : `a live token (${describeLive(existing)})`;
-        throw new CliError(`Profile ${name} already holds ${what}.`, {
-          exitCode: ExitCode.Usage,
-          code: 'profile_in_use',
-          suggestion: `Nothing was issued or spent. Save into another profile, or replace this one with --save-profile ${name} --force`,
-        });
-      }
-      // Tokens that exist nowhere else (a spent refresh token) are saved before a Ctrl-C or SIGTERM ends gds.
-      return options.onlyCopy === true
-        ? finishBeforeExit((saving) => obtainAndSave(name, obtain, options, saving))
-        : obtainAndSave(name, obtain, options);
-    },
-    options,
-  );
+  const existing = (await loadConfig(options)).profiles[name];
+  // A browser sign-in renews itself with its refresh token even after its access token expired.
+  const signIn = existing?.kind === 'session' && !liveToken(existing);
+  if (!options.force && (liveToken(existing) || signIn)) {
+    const what = signIn ? 'a browser sign-in that renews itself' : `a live token (${describeLive(existing)})`;
+    throw new CliError(`Profile ${name} already holds ${what}.`, {
+      exitCode: ExitCode.Usage,
+      code: 'profile_in_use',
+      suggestion: `Nothing was issued or spent. Save into another profile, or replace this one with --save-profile ${name} --force`,
+    });
+  }
+  // Tokens that exist nowhere else (a spent refresh token) are saved before a Ctrl-C or SIGTERM ends gds.
+  return options.onlyCopy === true
+    ? finishBeforeExit((saving) => obtainAndSave(name, existing, obtain, options, saving))
+    : obtainAndSave(name, existing, obtain, options);
 }
 
-/** Runs `obtain` and saves its answer into the profile (under its lock, see saveIntegrationTokens). */
+/** Runs `obtain`, then saves its answer into the profile under its lock (see saveIntegrationTokens). */
 async function obtainAndSave<T extends ObtainedIntegrationTokens>(
   name: string,
+  existing: Profile | undefined,
   obtain: () => Promise<T>,
   options: SaveIntegrationOptions,
   saving?: (ms: number) => void,
@@ -99,10 +95,18 @@ async function obtainAndSave<T extends ObtainedIntegrationTokens>(
     ...(env === undefined ? {} : { env }),
     ...(scopes === undefined ? {} : { scopes }),
   };
-  const saved = await saveProfile(
+  const saved = await withProfileLock(
     name,
-    fields,
-    { accessToken: obtained.tokens.accessToken, refreshToken: obtained.tokens.refreshToken },
+    async () => {
+      const current = (await loadConfig(options)).profiles[name];
+      if (!sameProfile(current, existing)) throw profileChanged(name, current, obtained, options);
+      return saveProfile(
+        name,
+        fields,
+        { accessToken: obtained.tokens.accessToken, refreshToken: obtained.tokens.refreshToken },
+        options,
+      );
+    },
     options,
   );
   return {
@@ -110,4 +114,47 @@ async function obtainAndSave<T extends ObtainedIntegrationTokens>(
     saved,
     location: describeStorage(saved.storage, saved.profile.secretRef, options.env),
   };
+}
+
+/**
+ * Whether the profile is still the one read before the request: both absent, or the same but for what a renewal
+ * of its own changes (its secrets, where they are, their expiries, the record of a refresh under way), as when
+ * `gds tokens issue --profile ci --save-profile ci` renews ci's sign-in to mint the token it then saves.
+ */
+function sameProfile(current: Profile | undefined, before: Profile | undefined): boolean {
+  if (current === undefined || before === undefined) return current === before;
+  return identity(current) === identity(before);
+}
+
+function identity(profile: Profile): string {
+  // A static profile has none of a renewal's fields but its token and where it is: the same fields go.
+  const kept = renewableFields(profile as Exclude<Profile, { kind: 'static' }>);
+  return JSON.stringify(kept, Object.keys(kept).sort());
+}
+
+/** The profile changed while the request was out: the answer is saved nowhere, and said how to end the token. */
+function profileChanged(
+  name: string,
+  current: Profile | undefined,
+  obtained: ObtainedIntegrationTokens,
+  options: SaveIntegrationOptions,
+): CliError {
+  const what =
+    current === undefined
+      ? `Profile ${name} was logged out`
+      : `Profile ${name} changed (another gds command saved into it)`;
+  const spent = options.onlyCopy === true ? ' The refresh token you gave is spent.' : '';
+  const token = obtained.id === undefined ? 'the integration token' : `integration token ${obtained.id}`;
+  const revoke =
+    obtained.id === undefined
+      ? 'gds tokens list, then gds tokens revoke <id>'
+      : `gds tokens revoke ${obtained.id}`;
+  return new CliError(
+    `${what} while the request was out: the new tokens of ${token} were not saved, and are not shown.${spent}`,
+    {
+      exitCode: ExitCode.Failure,
+      code: 'profile_changed',
+      suggestion: `End the token it cannot renew: ${revoke}. Then issue a new one if you still need it.`,
+    },
+  );
 }

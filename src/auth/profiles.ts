@@ -182,7 +182,7 @@ export async function removeProfile(name: string, options: ProfileOptions = {}):
  * records first, then the keychain entries (an entry such a refresh writes after that, it removes itself when
  * it finds its record gone), then the file. The locks are taken all or none (withProfileLocks): a logout that
  * held some while it waited for the rest would wait for a command that holds one of those and waits for one it
- * holds (`gds tokens issue --profile a --save-profile b`).
+ * holds (as `gds tokens issue --profile a --save-profile b` once did).
  */
 export async function removeAllProfiles(options: ProfileOptions = {}): Promise<LogoutResult> {
   const names = Object.keys((await readForLogout(options))?.profiles ?? {}).filter(lockable);

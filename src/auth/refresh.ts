@@ -438,7 +438,7 @@ async function readSession(profileName: string, options: SessionAuthOptions): Pr
 }
 
 /** What a refresh keeps of the profile: everything but the secrets, where they were, and the old expiries. */
-function renewableFields(profile: RenewableProfile): ProfileFields {
+export function renewableFields(profile: RenewableProfile): ProfileFields {
   const {
     secretRef: _ref,
     token: _t,

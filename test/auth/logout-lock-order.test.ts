@@ -1,9 +1,10 @@
 // `gds auth logout` (every profile) at the same time as `gds tokens issue --profile a --save-profile b`: the
-// issue holds b's lock while it issues, and renews a's sign-in under a's lock when a's access token has expired
-// or is refused (refresh.ts). A logout that took every profile's lock in name order held a's while it waited
-// for b's: each command waited for the other's lock until one of them gave up with config_locked (~20 s).
-// Both must end well, one waiting briefly for the other. The locks are folders on the disk, so the two calls of
-// this one process contend for them as two gds processes do.
+// issue renews a's sign-in under a's lock when a's access token has expired or is refused (refresh.ts). It once
+// held b's lock while it issued, and a logout that took every profile's lock in name order held a's while it
+// waited for b's: each command waited for the other's lock until one of them gave up with config_locked (~20 s).
+// Now the issue takes b's lock only to save the answer: the logout ends at once, and the issue, finding b
+// logged out when its answer came, saves nothing (profile_changed). The locks are folders on the disk, so the
+// two calls of this one process contend for them as two gds processes do.
 import { access, mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,7 +28,7 @@ async function untilExists(path: string, ended: Promise<unknown>): Promise<void>
 }
 
 describe('auth logout while tokens issue --save-profile holds another profile', () => {
-  it('both succeed: neither holds one profile lock while it waits for the other', async () => {
+  it('both end at once: neither holds one profile lock while it waits for the other', async () => {
     const dir = join(await mkdtemp(join(tmpdir(), 'gds-logout-order-')), 'gds');
     const env = { GDS_CONFIG_DIR: dir, GDS_SECRET_STORAGE: 'file' };
     for (const name of ['a', 'b'])
@@ -55,9 +56,9 @@ describe('auth logout while tokens issue --save-profile holds another profile', 
     await holdsB;
     loggedOut = removeAllProfiles({ env });
     const [issued, logout] = await Promise.allSettled([issue, loggedOut]);
-    expect(issued.status, String((issued as PromiseRejectedResult).reason)).toBe('fulfilled');
+    expect(issued).toMatchObject({ status: 'rejected', reason: { code: 'profile_changed' } });
     expect(logout.status, String((logout as PromiseRejectedResult).reason)).toBe('fulfilled');
-    // The logout came second (it waited for b): it removed b as the issue saved it, and the file.
+    // The logout removed a and b, and the file; the issue did not bring b back.
     expect((logout as PromiseFulfilledResult<{ configFileRemoved: boolean }>).value.configFileRemoved).toBe(
       true,
     );
