@@ -471,6 +471,7 @@ class ProjectReader {
         : { postgresRegexpInstr: this.manifest.postgresRegexpInstr }),
     });
     rules.notMapped.push(...constraints.notMapped);
+    rules.warnings.forEach((w) => warnings.push(`${node.uniqueId}: ${w.test}: ${w.warning}`));
     const collation = collationWarning(this.adapter, [...tests, ...constraints.tests], rules, found.columns);
     if (collation !== undefined) warnings.push(`${node.uniqueId}: ${collation}`);
     const columns: ArtifactColumn[] = found.columns.map((c) => ({

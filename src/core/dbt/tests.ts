@@ -84,13 +84,15 @@ export interface MappedRules {
   traces: Map<string, string>;
   /** Every rule the table gets, implied ones included, one line each, for the plan. */
   rules: string[];
+  /** What a mapped test may mean otherwise in Gate 1 than on the warehouse, by test, for the plan's warnings. */
+  warnings: Array<{ test: string; warning: string }>;
 }
 
 const SEVERITY: Record<ManifestTest['severity'], Gate1Severity> = { error: 'HARD_FAIL', warn: 'WARN' };
 
 type Outcome =
   | { kind: 'required'; column: string }
-  | { kind: 'nullRate'; column: string; override: FieldOverride }
+  | { kind: 'nullRate'; column: string; override: FieldOverride; warning?: string }
   | { kind: 'grain'; columns: string[]; severity: Gate1Severity; nulls: NullRows }
   | { kind: 'predicate'; sql: string }
   | { kind: 'pattern'; column: string; regex: string }
@@ -125,6 +127,7 @@ export function mapTests(tests: ManifestNode[], context: TestContext): MappedRul
     notMapped: [],
     traces: new Map(),
     rules: [],
+    warnings: [],
   };
   const names = new Set<string>();
   const grainCandidates: Array<{
@@ -189,6 +192,8 @@ export function mapTests(tests: ManifestNode[], context: TestContext): MappedRul
             },
           };
         rules.mapped.push({ test: node.uniqueId, rule: `nullRate:${outcome.column}` });
+        if (outcome.warning !== undefined)
+          rules.warnings.push({ test: node.uniqueId, warning: outcome.warning });
         break;
       }
       case 'grain':
@@ -282,7 +287,8 @@ export function mapTests(tests: ManifestNode[], context: TestContext): MappedRul
   return rules;
 }
 
-const percent = (rate: number) => `${Math.round(rate * 1000) / 10} %`;
+/** A rate as a percentage, to the digits it has (a limit of 0.0000005 is 0.00005 %, not 0 %). */
+const percent = (rate: number) => `${(rate * 100).toFixed(10).replace(/\.?0+$/, '')} %`;
 
 /** The rules of a mapped table in words, the implied ones (baseline checks, nullable columns) included. */
 function describeRules(rules: MappedRules): string[] {
@@ -615,7 +621,8 @@ function mapOne(node: ManifestNode, written: ManifestTest, context: TestContext)
         return refused(
           `its at_most ${JSON.stringify(atMost)}: it fails a column with too few NULLs, which no Gate 1 null rate does`,
         );
-      const fail = complementOf(kwargs['at_least']);
+      const scale = PROPORTION_SCALE[context.adapter ?? ''];
+      const fail = nullShareLimit(kwargs['at_least'], typeof scale === 'number' ? scale : undefined);
       if (fail === undefined)
         return refused(`its at_least ${JSON.stringify(kwargs['at_least'])} is no decimal from 0 to 1`);
       return {
@@ -625,6 +632,7 @@ function mapOne(node: ManifestNode, written: ManifestTest, context: TestContext)
           field: col.name,
           nullRate: test.severity === 'error' ? { warn: fail, fail } : { warn: fail, fail: 1 },
         },
+        ...(scale === undefined ? { warning: unknownProportionScale(context.adapter) } : {}),
       };
     }
     case 'dbt_utils.accepted_range':
@@ -951,17 +959,54 @@ const FRACTION_DIVISION: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * 1 - at_least of not_null_proportion, computed in decimal as dbt's SQL compares it (the share of NULLs above
- * which `not_null_proportion < at_least` holds): 1 - 0.9 is 0.1, where a float's is 0.09999999999999998 and
- * would fail the 10 % of NULLs dbt passes. Undefined unless a plain decimal in [0, 1].
+ * The decimals to which the warehouse rounds not_null_proportion's quotient, `sum(case when col is null then 0
+ * else 1 end) / cast(count(*) as numeric)` (dbt_utils 0.x to 1.1; later `as {{ dbt.type_numeric() }}`,
+ * numeric(28,6), or BigQuery's numeric): Snowflake's NUMBER division has the scale max(s1, min(s1 + 6, 12)),
+ * 6 for the integer sum, rounded; BigQuery's NUMERIC has 9, rounded half away from zero; PostgreSQL's numeric
+ * division keeps at least 16 significant digits, as exact as the gate's share of NULLs. Elsewhere gds does not
+ * know it.
  */
-function complementOf(atLeast: unknown): number | undefined {
+const PROPORTION_SCALE: Readonly<Record<string, number | 'exact'>> = {
+  postgres: 'exact',
+  snowflake: 6,
+  bigquery: 9,
+};
+
+/** Why a not_null_proportion on an adapter gds knows no rounding of may mean otherwise in Gate 1. */
+function unknownProportionScale(adapter: string | undefined): string {
+  return (
+    `on ${adapter ?? 'its adapter'} gds does not know to how many decimals the warehouse rounds the proportion dbt_utils ` +
+    'divides (sum(…) / cast(count(*) as numeric)), and Gate 1 compares the share of NULLs exactly: where the ' +
+    'warehouse rounds it (Snowflake to 6 decimals, so 1 NULL in 2,500,000 rows is a proportion of 1.000000, ' +
+    "which passes at_least: 1), a column within that rounding of at_least passes dbt's test and fails the gate"
+  );
+}
+
+/**
+ * The share of NULLs above which not_null_proportion's `not_null_proportion < at_least` holds, computed in
+ * decimal as dbt's SQL compares it: 1 - 0.9 is 0.1, where a float's is 0.09999999999999998 and would fail the
+ * 10 % of NULLs dbt passes. With the proportion rounded half up to `scale` decimals, it is below at_least
+ * exactly when it is below at_least rounded up to that scale less half its last digit: 1 - that, so at_least 1
+ * on Snowflake fails above 0.0000005. Undefined unless a plain decimal in [0, 1].
+ */
+function nullShareLimit(atLeast: unknown, scale: number | undefined): number | undefined {
   if (typeof atLeast !== 'number' || atLeast < 0 || atLeast > 1) return undefined;
   const written = /^(\d+)(?:\.(\d{1,15}))?$/.exec(String(atLeast));
   if (written === null) return undefined;
   const decimals = written[2]?.length ?? 0;
-  const scale = 10 ** decimals;
-  return (scale - Number(`${written[1] ?? ''}${written[2] ?? ''}`)) / scale;
+  // at_least times 10^decimals, an integer below 2^53.
+  const digits = Number(`${written[1] ?? ''}${written[2] ?? ''}`);
+  if (scale === undefined) {
+    const unit = 10 ** decimals;
+    return (unit - digits) / unit;
+  }
+  const step = decimals > scale ? 10 ** (decimals - scale) : 1;
+  const roundedUp =
+    decimals > scale
+      ? (digits - (digits % step)) / step + (digits % step === 0 ? 0 : 1)
+      : digits * 10 ** (scale - decimals);
+  const unit = 10 ** (scale + 1);
+  return Math.min(1, (unit - roundedUp * 10 + 5) / unit);
 }
 
 /** Why a test's value is not mapped: a number dbt may print otherwise, or not a plain value. */

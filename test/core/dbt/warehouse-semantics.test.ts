@@ -1,0 +1,115 @@
+// What a mapped dbt test computes on its warehouse that Gate 1, in PostgreSQL, would compute otherwise: the
+// proportion dbt_utils.not_null_proportion divides (Snowflake and BigQuery round it).
+import { beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { declareDbtProject, prepareDbtReader } from '../../../src/core/dbt/project.js';
+import type { DbtReader } from '../../../src/core/dbt/project.js';
+import { columns, genericTest, manifest, model } from './helpers.js';
+
+let dbtReader: DbtReader;
+beforeAll(async () => {
+  dbtReader = await prepareDbtReader();
+});
+
+type Entry = Record<string, unknown>;
+
+const people = model('people', {
+  columns: columns({ id: 'integer', name: 'text', created_at: 'timestamp', age: 'integer' }),
+});
+
+/** The project `shop` on `adapter`: its one table's declaration, gate1.yml and the plan's warnings. */
+function declare(adapter: string, tests: Entry[]) {
+  const m = manifest(people, ...tests);
+  (m['metadata'] as Entry)['adapter_type'] = adapter;
+  const project = declareDbtProject({ manifest: m }, {}, dbtReader);
+  const [declaration] = project.declarations;
+  if (!declaration) throw new Error('no declaration');
+  return {
+    declaration,
+    warnings: project.warnings,
+    rules: parse(declaration.gate1Yaml ?? '{}') as Record<string, Array<Record<string, unknown>>>,
+  };
+}
+
+const proportion = (atLeast: number, id = 'p') =>
+  genericTest(
+    'not_null_proportion',
+    'model.shop.people',
+    { at_least: atLeast },
+    { column: 'name', namespace: 'dbt_utils', id: `test.shop.not_null_proportion_${id}.abc` },
+  );
+
+const nullRateOf = (adapter: string, atLeast: number) =>
+  // Snowflake folds the column's unquoted name to NAME.
+  declare(adapter, [proportion(atLeast)]).rules['fieldOverrides']?.find(
+    (o) => String(o['field']).toLowerCase() === 'name',
+  )?.['nullRate'] as { warn: number; fail: number } | undefined;
+
+/**
+ * Whether dbt_utils' not_null_proportion fails a column of `rows` rows with `nulls` NULLs, its proportion
+ * `(rows - nulls) / rows` rounded half up to `scale` decimals (as Snowflake's NUMBER and BigQuery's NUMERIC
+ * division round it), then compared with at_least (`atLeast / 10^decimals`) exactly.
+ */
+function dbtFails(rows: bigint, nulls: bigint, atLeast: bigint, decimals: number, scale: number): boolean {
+  const unit = 10n ** BigInt(scale);
+  const rounded = (2n * (rows - nulls) * unit + rows) / (2n * rows);
+  return rounded * 10n ** BigInt(decimals) < atLeast * unit;
+}
+
+describe("dbt_utils.not_null_proportion: the proportion as the warehouse's division rounds it", () => {
+  // dbt_utils writes `sum(case when col is null then 0 else 1 end) / cast(count(*) as numeric)` (0.x to 1.1)
+  // or `… as {{ dbt.type_numeric() }}` (numeric(28,6)); on Snowflake an integer divided by either is a
+  // NUMBER of scale 6 (max(s1, min(s1 + 6, 12))), rounded; on BigQuery a NUMERIC of scale 9, rounded half
+  // away from zero.
+  it('snowflake: 1 NULL in 2,500,000 rows is a proportion of 1.000000, which passes at_least 1: the gate fails above 0.00005 %', () => {
+    expect(nullRateOf('snowflake', 1)).toEqual({ warn: 5e-7, fail: 5e-7 });
+    expect(nullRateOf('snowflake', 0.9)).toEqual({ warn: 0.1000005, fail: 0.1000005 });
+    // 0.99999951 to 6 decimals: a rounded proportion below it is 0.999999 at most.
+    expect(nullRateOf('snowflake', 0.99999951)).toEqual({ warn: 5e-7, fail: 5e-7 });
+    expect(nullRateOf('bigquery', 1)).toEqual({ warn: 5e-10, fail: 5e-10 });
+    expect(nullRateOf('postgres', 1)).toEqual({ warn: 0, fail: 0 });
+  });
+
+  it("the gate's `nulls / rows > fail` fails exactly the columns dbt's rounded proportion fails", () => {
+    const cases: Array<[string, number, bigint, number, number]> = [
+      ['snowflake', 1, 1n, 0, 6],
+      ['snowflake', 0.9, 9n, 1, 6],
+      ['snowflake', 0.9999995, 9999995n, 7, 6],
+      ['snowflake', 0.99999951, 99999951n, 8, 6],
+      ['bigquery', 1, 1n, 0, 9],
+      ['bigquery', 0.75, 75n, 2, 9],
+    ];
+    for (const [adapter, atLeast, scaled, decimals, scale] of cases) {
+      const fail = nullRateOf(adapter, atLeast)?.fail ?? Number.NaN;
+      for (const rows of [10n, 1_000_000n, 1_999_999n, 2_000_000n, 2_000_001n, 4_000_000n, 2_000_000_000n]) {
+        // The NULL counts around the limit, where rounding decides.
+        const around = BigInt(Math.floor(fail * Number(rows)));
+        for (const nulls of [0n, 1n, 2n, around - 1n, around, around + 1n, around + 2n]) {
+          if (nulls < 0n || nulls > rows) continue;
+          const gateFails = Number(nulls) / Number(rows) > fail;
+          expect({ adapter, atLeast, rows: String(rows), nulls: String(nulls), fails: gateFails }).toEqual({
+            adapter,
+            atLeast,
+            rows: String(rows),
+            nulls: String(nulls),
+            fails: dbtFails(rows, nulls, scaled, decimals, scale),
+          });
+        }
+      }
+    }
+  });
+
+  it('an adapter whose rounding gds does not know: mapped exactly, with a warning naming the test', () => {
+    const { declaration, warnings } = declare('duckdb', [proportion(0.99)]);
+    expect(declaration.mappedTests).toEqual([
+      { test: 'test.shop.not_null_proportion_p.abc', rule: 'nullRate:name' },
+    ]);
+    const [warning, ...others] = warnings.filter((w) => w.includes('not_null_proportion'));
+    expect(others).toEqual([]);
+    expect(warning).toMatch(
+      /^model\.shop\.people: test\.shop\.not_null_proportion_p\.abc: on duckdb gds does not know to how many decimals/,
+    );
+    expect(declare('snowflake', [proportion(0.99)]).warnings.join('\n')).not.toContain('not_null_proportion');
+    expect(declare('postgres', [proportion(0.99)]).warnings.join('\n')).not.toContain('not_null_proportion');
+  });
+});
