@@ -94,8 +94,8 @@ type Outcome =
   | { kind: 'required'; column: string }
   | { kind: 'nullRate'; column: string; override: FieldOverride; warning?: string }
   | { kind: 'grain'; columns: string[]; severity: Gate1Severity; nulls: NullRows }
-  | { kind: 'predicate'; sql: string }
-  | { kind: 'pattern'; column: string; regex: string }
+  | { kind: 'predicate'; sql: string; warning?: string }
+  | { kind: 'pattern'; column: string; regex: string; warning?: string }
   | { kind: 'reference'; column: string; target: string }
   | { kind: 'refused'; reason: string };
 
@@ -225,6 +225,8 @@ export function mapTests(tests: ManifestNode[], context: TestContext): MappedRul
         else rules.patternChecks.push({ name, column: outcome.column, regex: outcome.regex, severity });
         rules.traces.set(name, origin(node.uniqueId));
         rules.mapped.push({ test: node.uniqueId, rule: `${outcome.kind}:${name}` });
+        if (outcome.warning !== undefined)
+          rules.warnings.push({ test: node.uniqueId, warning: outcome.warning });
         break;
       }
     }
@@ -681,9 +683,20 @@ function mapOne(node: ManifestNode, written: ManifestTest, context: TestContext)
         return refused(
           `its regex means another thing on PostgreSQL, where Gate 1 runs, than on ${context.adapter ?? ''}: ${otherwise.message}`,
         );
-      const reads = engine === 'postgres' ? { regex: read.read } : asEngineReads(read.read, engine);
+      const reads =
+        engine === 'postgres'
+          ? { regex: read.read, unknownClasses: [] }
+          : asEngineReads(read.read, engine, context.adapter);
       if ('error' in reads) return refused(reads.error);
       const regex = reads.regex;
+      const warning =
+        reads.unknownClasses.length === 0
+          ? undefined
+          : `its regex's class${reads.unknownClasses.length === 1 ? '' : 'es'} ${reads.unknownClasses.join(', ')} ` +
+            `hold${reads.unknownClasses.length === 1 ? 's' : ''} on ${context.adapter ?? ''} the ASCII characters ` +
+            'it names, but its documentation does not say which others, and in PostgreSQL, where Gate 1 runs, ' +
+            "a class follows the database's locale (é is [[:alpha:]] there): a value with other characters may " +
+            "pass dbt's test and fail the pattern check, or the other way round";
       const condition = text(kwargs['row_condition']);
       const matches = `${sqlIdentifier(col.name)}::text ~ ${sqlString(regex) ?? "''"}`;
       // On PostgreSQL dbt_expectations counts the matches (postgres__regexp_instr): from 0.8.4 a NULL counts 0
@@ -695,8 +708,11 @@ function mapOne(node: ManifestNode, written: ManifestTest, context: TestContext)
         );
       if (onPostgres === 'coalesce')
         return guarded(`${sqlIdentifier(col.name)} IS NOT NULL AND ${matches}`, condition);
-      if (condition !== undefined || where !== undefined) return guarded(matches, condition);
-      return { kind: 'pattern', column: col.name, regex };
+      if (condition !== undefined || where !== undefined) {
+        const outcome = guarded(matches, condition);
+        return warning !== undefined && outcome.kind === 'predicate' ? { ...outcome, warning } : outcome;
+      }
+      return { kind: 'pattern', column: col.name, regex, ...(warning === undefined ? {} : { warning }) };
     }
     default:
       return refused(`gds has no Gate 1 rule for ${kind} tests`);
@@ -1158,6 +1174,19 @@ function unknownRegexEngine(adapter: string | undefined): string {
   return `gds does not know that ${adapter ?? 'its adapter'}'s regex engine reads a regex as PostgreSQL (where Gate 1 runs) does; it maps one on PostgreSQL, Snowflake, BigQuery and DuckDB`;
 }
 
+/**
+ * Snowflake's classes as the ASCII ranges its documentation says they are (\d a decimal digit 0-9, \w a-z,
+ * A-Z, _ or a digit): outside a bracket, and inside one. It does not say which characters \s and the POSIX
+ * classes hold beyond ASCII: those are left as written, with a warning.
+ */
+const SNOWFLAKE_CLASSES: Readonly<Record<string, string>> = {
+  d: '[0-9]',
+  D: '[^0-9]',
+  w: '[0-9A-Za-z_]',
+  W: '[^0-9A-Za-z_]',
+};
+const SNOWFLAKE_BRACKET_CLASSES: Readonly<Record<string, string>> = { '\\d': '0-9', '\\w': '0-9A-Za-z_' };
+
 /** RE2's classes as the ASCII ranges they are (RE2's syntax): outside a bracket, and inside one. */
 const RE2_CLASSES: Readonly<Record<string, string>> = {
   d: '[0-9]',
@@ -1185,27 +1214,40 @@ const RE2_BRACKET_CLASSES: Readonly<Record<string, string>> = {
 /**
  * The regex as PostgreSQL must read it to match what the warehouse's engine does: each `.` outside a bracket
  * written `[^\n]` (every character but a newline, as `.` in RE2 and Snowflake's regexes; PostgreSQL's `.`
- * is any character), and on RE2 each class written as its ASCII range. An `{ error }` where a class has no
- * such range (a negated class inside a bracket, `[:punct:]`).
+ * is any character), and each class the engine defines written as its ASCII range (RE2's; Snowflake's \d and
+ * \w). An `{ error }` where a class has no such range (a negated class inside a bracket, `[:punct:]` in RE2);
+ * `unknownClasses` lists Snowflake's classes left as written, whose characters beyond ASCII it does not define.
  */
-function asEngineReads(regex: string, engine: 'posix' | 're2'): { regex: string } | { error: string } {
+function asEngineReads(
+  regex: string,
+  engine: 'posix' | 're2',
+  adapter: string | undefined,
+): { regex: string; unknownClasses: string[] } | { error: string } {
+  const [outside, inside] =
+    engine === 're2' ? [RE2_CLASSES, RE2_BRACKET_CLASSES] : [SNOWFLAKE_CLASSES, SNOWFLAKE_BRACKET_CLASSES];
+  const kept: string[] = [];
+  const keep = (what: string) => {
+    if (!kept.includes(what)) kept.push(what);
+    return what;
+  };
   let out = '';
   let inBracket = false;
   for (let i = 0; i < regex.length; i++) {
     const c = regex[i] ?? '';
     const escape = c === '\\' ? regex.slice(i, i + 2) : undefined;
     const posixClass = inBracket ? /^\[([:.=])[^\]]*?\1\]/.exec(regex.slice(i))?.[0] : undefined;
-    const inside = engine === 're2' ? (escape ?? posixClass) : undefined;
-    if (inBracket && inside !== undefined && /^(?:\\[dwsDWS]|\[:)/.test(inside)) {
-      const range = RE2_BRACKET_CLASSES[inside];
-      if (range === undefined)
+    const held = escape ?? posixClass;
+    if (inBracket && held !== undefined && /^(?:\\[dwsDWS]|\[:)/.test(held)) {
+      const range = inside[held];
+      if (range === undefined && (engine === 're2' || /^\\[DW]$/.test(held)))
         return {
-          error: `its class ${inside} inside a bracket holds other characters in RE2 than in PostgreSQL`,
+          error: `its class ${held} inside a bracket holds other characters ${engine === 're2' ? 'in RE2' : `on ${adapter ?? ''}`} than in PostgreSQL`,
         };
-      out += range;
-      i += inside.length - 1;
+      out += range ?? keep(held);
+      i += held.length - 1;
     } else if (escape !== undefined) {
-      out += !inBracket && engine === 're2' ? (RE2_CLASSES[escape.slice(1)] ?? escape) : escape;
+      const range = inBracket ? undefined : outside[escape.slice(1)];
+      out += range ?? (engine === 'posix' && /^\\[sS]$/.test(escape) ? keep(escape) : escape);
       i++;
     } else if (posixClass !== undefined) {
       out += posixClass;
@@ -1220,7 +1262,7 @@ function asEngineReads(regex: string, engine: 'posix' | 're2'): { regex: string 
       i += start.length - 1;
     } else out += c === '.' ? '[^\\n]' : c;
   }
-  return { regex: out };
+  return { regex: out, unknownClasses: kept };
 }
 
 /** The adapters where `"…"` is a string, not a quoted name as in PostgreSQL (Spark's default, MySQL's without ANSI_QUOTES). */

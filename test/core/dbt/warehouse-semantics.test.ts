@@ -1,5 +1,6 @@
 // What a mapped dbt test computes on its warehouse that Gate 1, in PostgreSQL, would compute otherwise: the
-// proportion dbt_utils.not_null_proportion divides (Snowflake and BigQuery round it).
+// proportion dbt_utils.not_null_proportion divides (Snowflake and BigQuery round it), and the classes of a
+// Snowflake regex.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { declareDbtProject, prepareDbtReader } from '../../../src/core/dbt/project.js';
@@ -111,5 +112,46 @@ describe("dbt_utils.not_null_proportion: the proportion as the warehouse's divis
     );
     expect(declare('snowflake', [proportion(0.99)]).warnings.join('\n')).not.toContain('not_null_proportion');
     expect(declare('postgres', [proportion(0.99)]).warnings.join('\n')).not.toContain('not_null_proportion');
+  });
+});
+
+describe("match_regex on Snowflake: its classes as Snowflake's documentation says they are", () => {
+  const matches = (regex: string, id = 'r') =>
+    genericTest(
+      'expect_column_values_to_match_regex',
+      'model.shop.people',
+      // is_raw: Snowflake's macro writes the regex between $$, where a backslash is itself.
+      { regex, is_raw: true },
+      { column: 'name', namespace: 'dbt_expectations', id: `test.shop.match_${id}.abc` },
+    );
+  const regexOf = (regex: string) =>
+    declare('snowflake', [matches(regex)]).rules['patternChecks']?.[0]?.['regex'];
+
+  it("\\d is 0-9 and \\w a-z, A-Z, _ or a digit (ASCII; PostgreSQL's \\w holds é): written as those ranges", () => {
+    expect(regexOf('^\\w+$')).toBe('^[0-9A-Za-z_]+$');
+    expect(regexOf('^\\d{3}-\\D$')).toBe('^[0-9]{3}-[^0-9]$');
+    expect(regexOf('^[\\w.]+@\\W$')).toBe('^[0-9A-Za-z_.]+@[^0-9A-Za-z_]$');
+    const { declaration } = declare('snowflake', [matches('^[\\W.]+$')]);
+    expect(declaration.mappedTests).toEqual([]);
+    expect(declaration.notMappedTests[0]?.reason).toBe(
+      'its class \\W inside a bracket holds other characters on snowflake than in PostgreSQL',
+    );
+  });
+
+  it('\\s and the POSIX classes, which Snowflake does not define beyond ASCII: mapped, with a warning naming the test and class', () => {
+    const { declaration, warnings } = declare('snowflake', [
+      matches('^[[:alpha:]]+$', 'alpha'),
+      matches('^\\S+$', 'space'),
+      matches('^[a-z]+$', 'plain'),
+    ]);
+    expect(declaration.notMappedTests).toEqual([]);
+    const regexWarnings = warnings.filter((w) => w.includes('regex'));
+    expect(regexWarnings).toEqual([
+      expect.stringMatching(
+        /^model\.shop\.people: test\.shop\.match_alpha\.abc: its regex's class \[:alpha:\]/,
+      ),
+      expect.stringMatching(/^model\.shop\.people: test\.shop\.match_space\.abc: its regex's class \\S/),
+    ]);
+    expect(regexWarnings[0]).toContain('é');
   });
 });
