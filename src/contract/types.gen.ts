@@ -4175,9 +4175,11 @@ export interface operations {
                 tableId?: string;
                 /** @description `true`: every request, DISMISSED and RESOLVED ones too (`recertification list --all`). */
                 all?: "true" | "false";
+                /** @description Only the requests whose id starts with this (case-insensitive; taken as it is: `%`, `_` and `\` are no wildcards), ordered by id in code-point order instead of oldest first. How TAB completes `recertification dismiss`: a page (`limit`) of open requests costs the same at 20 of them or 100,000. The other filters apply as without it; an empty prefix is a 400 `invalid_query`. A service from before it answers 400 `invalid_query` naming it among the unknown parameters. */
+                prefix?: string;
                 /** @description Pages of at most this many requests (1-1000, default 100 once paging): the answer then carries nextCursor, and total on its first page. Without limit or cursor, every request in one answer. */
                 limit?: number;
-                /** @description The nextCursor of the previous page (same filters). */
+                /** @description The nextCursor of the previous page (same filters); a cursor of a list with `prefix` pages only a list with it, and one without only a list without (400 `invalid_query` otherwise). */
                 cursor?: string;
             };
             header?: never;
@@ -4186,7 +4188,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Open requests, oldest first (one page of them with limit or cursor). */
+            /** @description Open requests, oldest first, or by id with `prefix` (one page of them with limit or cursor). */
             200: {
                 headers: {
                     [name: string]: unknown;

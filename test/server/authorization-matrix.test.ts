@@ -223,6 +223,12 @@ function validBody(op: Operation, tableId: string | null): unknown {
   }
 }
 
+/** The query a valid request of an operation carries (none unless here): its narrowed form, in the same scope. */
+const VALID_QUERY: Record<string, string> = {
+  // TAB completing `recertification dismiss`: the production request's id typed, the caller's scope as the list's.
+  listRecertificationRequests: '?prefix=RCR_MAT&limit=5',
+};
+
 function urlOf(op: Operation, tableId: string | null, valid: boolean): string {
   return (
     (op.atOrigin ? server.origin : '') +
@@ -235,7 +241,7 @@ function urlOf(op: Operation, tableId: string | null, valid: boolean): string {
       .replace('{tokenId}', 'clt_missing')
       .replace('{key}', 'gate3_required')
       .replace('{version}', '1') +
-    (valid ? '' : BAD_QUERY)
+    (valid ? (VALID_QUERY[op.id] ?? '') : BAD_QUERY)
   );
 }
 
@@ -416,6 +422,38 @@ describe('the authorization matrix: every operation × every caller × a valid a
       expect(wrong).toEqual([]);
     },
   );
+
+  it("answers the production request by its id's prefix only to who acts in production, as the list", async () => {
+    const seen: Record<string, boolean> = {};
+    const listed: Record<string, boolean> = {};
+    for (const caller of callers.filter(({ credential }) => credential.kind === 'session')) {
+      const ids = async (query: string) =>
+        (
+          (await server.request('GET', `/api/recertification-requests${query}`, { token: caller.token }))
+            .body as { requests: Array<{ id: string }> }
+        ).requests.map((request) => request.id);
+      // With all=true: the walk may have dismissed the request.
+      seen[caller.name] = (await ids(`${VALID_QUERY.listRecertificationRequests ?? '?'}&all=true`)).includes(
+        productionRequest,
+      );
+      listed[caller.name] = (await ids('?all=true')).includes(productionRequest);
+    }
+    expect(seen).toEqual({
+      'OWNER session JWT': true,
+      'ADMIN CLI token': true,
+      'STEWARD CLI token (dev, staging)': false,
+      'MEMBER CLI token (dev)': false,
+    });
+    expect(seen).toEqual(listed);
+    const other = await server.request(
+      'GET',
+      '/api/recertification-requests?prefix=rcr_mat&limit=5&all=true',
+      {
+        token: server.workspace(1).user('OWNER').cliToken,
+      },
+    );
+    expect(other.body.requests).toEqual([]);
+  });
 
   it('refuses expired access tokens with 401 everywhere', { timeout: 300_000 }, async () => {
     server.clock.advance(61 * 60_000);

@@ -16,7 +16,7 @@ import {
   listSignalPage,
   listSignalsOfRequests,
 } from '../governance/recertification-requests.js';
-import { decodeListCursor, encodeListCursor } from '../list-cursor.js';
+import { decodeListCursor, decodeMatchCursor, encodeListCursor } from '../list-cursor.js';
 import { recertify } from '../governance/recertify.js';
 import { idempotencyKeyOf } from '../idempotency.js';
 import type { Query } from '../query.js';
@@ -37,12 +37,14 @@ export function recertificationRoutes(app: FastifyInstance, ctx: AppContext): vo
 
   app.get('/api/recertification-requests', async (request: FastifyRequest<{ Querystring: Query }>) => {
     const caller = requireSession(await callerOf(ctx, request));
-    rejectUnknownParams(request.query, ['tableId', 'all', 'limit', 'cursor']);
+    rejectUnknownParams(request.query, ['tableId', 'all', 'prefix', 'limit', 'cursor']);
     const all = stringParam(request.query, 'all');
     if (all !== undefined && all !== 'true' && all !== 'false') {
       throw badRequest('invalid_query', 'all is true or false.', { parameter: 'all' });
     }
     const cursor = stringParam(request.query, 'cursor');
+    // The requests whose id starts with it, ordered by id: what TAB completion asks (as the table list's prefix).
+    const prefix = stringParam(request.query, 'prefix');
     // As the table list: without limit or cursor every request in one answer; with either, pages by key.
     const paged = cursor !== undefined || request.query.limit !== undefined;
     const query = {
@@ -51,7 +53,12 @@ export function recertificationRoutes(app: FastifyInstance, ctx: AppContext): vo
       // Only the tables of the environments the caller may act in.
       environments: visibleEnvironments(caller),
       limit: paged ? intParam(request.query, 'limit', 1, 1000, 100) : undefined,
-      after: cursor === undefined ? undefined : decodeListCursor(cursor),
+      prefix,
+      ...(cursor === undefined
+        ? {}
+        : prefix === undefined
+          ? { after: decodeListCursor(cursor) }
+          : { afterMatch: decodeMatchCursor(cursor) }),
     };
     const { requests, next } = await listRequestPage(ctx.db, caller.workspaceId, query);
     if (!paged) return { requests };
