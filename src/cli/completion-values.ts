@@ -1,11 +1,12 @@
 // The values completion fetches: profiles from the config, the rest from the service with the credentials a
 // command would use (the line's own --token/--base/--profile first). Tables are asked for by what was typed,
 // one page of them (GET /api/tables?prefix=), never the whole list: a workspace of 100,000 tables answers in
-// milliseconds. A job id is of the newest tables: one page of the list newest first (or, from a service
-// from before `order=newest`, the list oldest first to its end, within half of the wait).
+// milliseconds; so are open recertification requests, by the start of their id (?prefix=). A job id is of
+// the newest tables: one page of the list newest first (or, from a service from before `order=newest`, the
+// list oldest first to its end, within half of the wait).
 // Answers are kept briefly under $XDG_CACHE_HOME/gds/complete/ (folder 0700, files 0600, written
-// whole), keyed by the base URL, the token's digest, the kind and (tables) what was typed, so TAB after TAB
-// asks the service once. Anything that fails gives no values: the caller prints nothing and exits 0.
+// whole), keyed by the base URL, the token's digest, the kind and (tables, requests) what was typed, so TAB
+// after TAB asks the service once. Anything that fails gives no values: the caller prints nothing and exits 0.
 import { createHash } from 'node:crypto';
 import {
   chmodSync,
@@ -31,6 +32,8 @@ import { authProviderFor } from '../auth/refresh.js';
 export const COMPLETION_CACHE_MS = 20_000;
 /** The tables one completion asks for: what a person reads through; typing on narrows them. */
 export const TABLE_CANDIDATES = 100;
+/** The open recertification requests one completion asks for, by the start of their id typed. */
+export const REQUEST_CANDIDATES = 100;
 /** The tables whose gate jobs a completion of a job id lists: the newest of the list, one page of it. */
 const JOB_TABLES = 10;
 const JOB_TABLES_PAGE = 1_000;
@@ -89,8 +92,8 @@ async function fromService(
   const env = options.env ?? process.env;
   const now = options.now ?? Date.now;
   const credentials = await resolveCredentials(options.flags, env, {});
-  // The tables are those of what was typed: an answer for `cu` is no answer for `or`.
-  const asked = kind === 'tables' ? prefix : '';
+  // The tables and requests are those of what was typed: an answer for `cu` is no answer for `or`.
+  const asked = kind === 'tables' || kind === 'requests' ? prefix : '';
   const key = createHash('sha256')
     .update(`${credentials.baseUrl}\0${credentials.token}\0${kind}\0${asked}`)
     .digest('hex')
@@ -145,7 +148,7 @@ async function fetchKind(
       return connectors.map((c) => ({ value: c.environmentLabel })).filter(unique());
     }
     case 'requests': {
-      const requests = await client.recertification.listRequests();
+      const requests = await client.recertification.startingWith(prefix, REQUEST_CANDIDATES);
       return requests.map((r) => ({ value: r.id, description: `${r.tableName} ${r.cause}` }));
     }
     case 'jobs': {

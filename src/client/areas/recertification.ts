@@ -1,6 +1,7 @@
 // Recertification: the pipeline signal (§4.8, MANAGEMENT token) and the open requests a person lists or
 // dismisses (`recertification list` / `dismiss`).
 import type { RecertifyRequest, RecertifyResponse, Schema } from '../../contract/types.js';
+import { refusesParameter } from '../errors.js';
 import { cursorPages } from '../paging.js';
 import type { CallOptions, Transport } from '../transport.js';
 import { LONG_WORK_TIMEOUT_MS, pathOf } from '../transport.js';
@@ -23,6 +24,13 @@ export interface RecertificationApi {
     query?: { tableId?: string | undefined; all?: boolean | undefined },
     options?: CallOptions,
   ): Promise<RecertificationRequest[]>;
+  /**
+   * Up to `limit` (1-1,000) OPEN requests whose id starts with `prefix` (case-insensitive), ordered by id, in one
+   * request (`prefix`; an empty one asks for the list's first page): how TAB completes a request's id. A
+   * service from before `prefix` refuses it (or, ignoring it, answers other ids): its whole list is then read
+   * and filtered, every match kept.
+   */
+  startingWith(prefix: string, limit: number, options?: CallOptions): Promise<RecertificationRequest[]>;
   /**
    * The same list a page at a time (`pageSizes`: the first page's, then every other's; up to 1,000),
    * following the service's cursor: the first page carries the whole list's `total`.
@@ -51,7 +59,7 @@ export interface RecertificationApi {
 }
 
 export function recertificationApi(transport: Transport): RecertificationApi {
-  return {
+  const api: RecertificationApi = {
     async signal(request, options = {}) {
       const { idempotencyKey, ...call } = options;
       return transport.send<RecertifyResponse>({
@@ -73,6 +81,23 @@ export function recertificationApi(transport: Transport): RecertificationApi {
         ...options,
       });
       return requests;
+    },
+    async startingWith(prefix, limit, options) {
+      const lowered = prefix.toLowerCase();
+      const matches = (request: RecertificationRequest) => request.id.toLowerCase().startsWith(lowered);
+      try {
+        const { requests } = await transport.send<Schema<'RecertificationRequestList'>>({
+          method: 'GET',
+          path: '/api/recertification-requests',
+          query: { prefix: prefix === '' ? undefined : prefix, limit },
+          ...options,
+        });
+        if (requests.every(matches)) return requests;
+      } catch (error) {
+        if (!refusesParameter(error, 'prefix')) throw error;
+      }
+      // A service from before `prefix`: the whole list, as it was read before.
+      return (await api.listRequests({}, options)).filter(matches);
     },
     async *requestPages(query, [first, rest], options) {
       const walk = cursorPages('/api/recertification-requests', (cursor) =>
@@ -125,4 +150,5 @@ export function recertificationApi(transport: Transport): RecertificationApi {
       return request;
     },
   };
+  return api;
 }
