@@ -221,12 +221,14 @@ export function mapTests(tests: ManifestNode[], context: TestContext): MappedRul
       case 'predicate':
       case 'pattern': {
         const name = uniqueName(node.name, names);
+        const clock = outcome.kind === 'predicate' ? clockWarning(outcome.sql, node.name) : undefined;
         if (outcome.kind === 'predicate') rules.customPredicates.push({ name, sql: outcome.sql, severity });
         else rules.patternChecks.push({ name, column: outcome.column, regex: outcome.regex, severity });
         rules.traces.set(name, origin(node.uniqueId));
         rules.mapped.push({ test: node.uniqueId, rule: `${outcome.kind}:${name}` });
         if (outcome.warning !== undefined)
           rules.warnings.push({ test: node.uniqueId, warning: outcome.warning });
+        if (clock !== undefined) rules.warnings.push({ test: node.uniqueId, warning: clock });
         break;
       }
     }
@@ -955,6 +957,26 @@ function predicate(sql: string, context: TestContext): Outcome {
       `its SQL divides (/): on ${adapter} an integer divided by an integer keeps its fraction (7 / 2 is 3.5), in PostgreSQL, where Gate 1 runs, it is truncated (3), so the predicate could fail rows dbt's test passes or pass rows it fails`,
     );
   return { kind: 'predicate', sql };
+}
+
+/** The clock a predicate may read (PostgreSQL's functions of the current time, on Gate 1's allow-list). */
+const CLOCK = /\bnow\s*\(\s*\)|\b(?:current_date|current_timestamp|current_time|localtimestamp|localtime)\b/i;
+
+/**
+ * Why a predicate reading the clock (a where: `created_at >= current_date - 7`) may check other rows than
+ * dbt's test, or undefined: Gate 1 evaluates it as written when the gate runs, as it does every predicate,
+ * where dbt evaluated it in the warehouse when the test ran, in that session's time zone.
+ */
+function clockWarning(sql: string, testName: string): string | undefined {
+  const read = CLOCK.exec(sql.replace(/'(?:[^']|'')*'?|"(?:[^"]|"")*"?/g, "''"))?.[0];
+  if (read === undefined) return undefined;
+  return (
+    `its SQL reads the clock (${read.replace(/\s+/g, '')}): Gate 1 evaluates it when the gate runs, in the time ` +
+    "zone of the service's PostgreSQL session, where dbt evaluated it in the warehouse when the test ran, in " +
+    "that session's time zone (Snowflake's default America/Los_Angeles, BigQuery's UTC), so the rows it checks " +
+    "follow the gate's clock and may differ from those dbt checked (by a day near midnight); to plan without " +
+    `it: --exclude ${testName}`
+  );
 }
 
 /**

@@ -1,6 +1,6 @@
 // What a mapped dbt test computes on its warehouse that Gate 1, in PostgreSQL, would compute otherwise: the
-// proportion dbt_utils.not_null_proportion divides (Snowflake and BigQuery round it), and the classes of a
-// Snowflake regex.
+// proportion dbt_utils.not_null_proportion divides (Snowflake and BigQuery round it), the classes of a
+// Snowflake regex, and the clock a where: reads.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { declareDbtProject, prepareDbtReader } from '../../../src/core/dbt/project.js';
@@ -153,5 +153,48 @@ describe("match_regex on Snowflake: its classes as Snowflake's documentation say
       expect.stringMatching(/^model\.shop\.people: test\.shop\.match_space\.abc: its regex's class \\S/),
     ]);
     expect(regexWarnings[0]).toContain('é');
+  });
+});
+
+describe('a where: reading the clock (current_date, now())', () => {
+  const recent = (where: string, id = 'w') =>
+    genericTest(
+      'not_null',
+      'model.shop.people',
+      {},
+      {
+        column: 'id',
+        config: { where },
+        id: `test.shop.not_null_recent_${id}.abc`,
+      },
+    );
+
+  it('is carried into the predicate as written, read when the gate runs: a warning names the test and says so', () => {
+    for (const adapter of ['postgres', 'snowflake']) {
+      const { rules, warnings } = declare(adapter, [recent('created_at >= current_date - 7')]);
+      expect(rules['customPredicates']?.[0]?.['sql']).toMatch(
+        /^NOT \("?(created_at|CREATED_AT)"? >= current_date - 7\) OR/,
+      );
+      const clock = warnings.filter((w) => w.includes('clock'));
+      expect(clock).toEqual([
+        expect.stringMatching(
+          /^model\.shop\.people: test\.shop\.not_null_recent_w\.abc: its SQL reads the clock \(current_date\)/,
+        ),
+      ]);
+      expect(clock[0]).toContain('--exclude not_null_recent_w');
+    }
+  });
+
+  it('now() and current_timestamp warn too; a clock word inside a string, or no clock at all, does not', () => {
+    const { warnings } = declare('postgres', [
+      recent("created_at > now () - interval '1 day'", 'n'),
+      recent('created_at <= CURRENT_TIMESTAMP', 't'),
+      recent("name <> 'now()'", 'a'),
+      recent('age > 1', 'b'),
+    ]);
+    expect(warnings.filter((w) => w.includes('clock'))).toEqual([
+      expect.stringMatching(/not_null_recent_n\.abc: its SQL reads the clock \(now\(\)\)/),
+      expect.stringMatching(/not_null_recent_t\.abc: its SQL reads the clock \(CURRENT_TIMESTAMP\)/),
+    ]);
   });
 });
