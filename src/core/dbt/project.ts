@@ -706,10 +706,10 @@ const CASE_INSENSITIVE_COLLATION: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * The adapters whose `=` ignores trailing spaces (SQL Server's and Synapse's ANSI padding, MariaDB's PAD SPACE
- * collations; MySQL 8's default utf8mb4_0900_ai_ci is NO PAD).
+ * The adapters whose `=` ignores trailing spaces (SQL Server's, Synapse's and Fabric's ANSI padding, under any
+ * collation, a binary one too; MariaDB's PAD SPACE collations; MySQL 8's default utf8mb4_0900_ai_ci is NO PAD).
  */
-const PAD_SPACE: ReadonlySet<string> = new Set(['sqlserver', 'synapse', 'mariadb']);
+const PAD_SPACE: ReadonlySet<string> = new Set(['sqlserver', 'synapse', 'fabric', 'mariadb']);
 
 /** The tests that compare a column's values with each other or with listed values. */
 const COMPARING_TESTS: ReadonlySet<string> = new Set([
@@ -728,10 +728,11 @@ const NOT_TEXT =
   /^(?:(?:big|small|tiny)?int|integer|numeric|decimal|number|float|double|real|bit|bool|boolean|date|datetime|datetime2|datetimeoffset|timestamp|time|money)\b/i;
 
 /**
- * On an adapter whose collation compares text without case, the mapped tests whose meaning depends on it
- * (values compared with listed ones, with each other, with the referenced table's; or a condition holding a
- * string), in words: dbt passes 'Placed' against accepted value 'placed' and fails 'A' beside 'a' as a
- * repeat, and Gate 1, in PostgreSQL, compares with case. Columns of a type that is not text are left out.
+ * On an adapter whose collation compares text without case, or whose `=` ignores trailing spaces (Fabric,
+ * case-sensitive by default), the mapped tests whose meaning depends on it (values compared with listed ones,
+ * with each other, with the referenced table's; or a condition holding a string), in words: dbt passes 'Placed'
+ * against accepted value 'placed' and fails 'A' beside 'a' as a repeat (or 'a ' beside 'a'), and Gate 1, in
+ * PostgreSQL, compares with case and trailing spaces. Columns of a type that is not text are left out.
  */
 function collationWarning(
   adapter: string | undefined,
@@ -739,7 +740,8 @@ function collationWarning(
   rules: MappedRules,
   columns: ReadonlyArray<{ name: string; type: string }>,
 ): string | undefined {
-  if (!CASE_INSENSITIVE_COLLATION.has(adapter ?? '')) return undefined;
+  const caseless = CASE_INSENSITIVE_COLLATION.has(adapter ?? '');
+  if (!caseless && !PAD_SPACE.has(adapter ?? '')) return undefined;
   const mapped = new Set(rules.mapped.map((m) => m.test));
   const text = (written: unknown) => {
     if (typeof written !== 'string') return false;
@@ -764,6 +766,8 @@ function collationWarning(
     );
   });
   if (affected.length === 0) return undefined;
+  if (!caseless)
+    return `on ${adapter} \`=\` compares text ignoring trailing spaces (ANSI padding, under any collation: 'placed ' is 'placed', 'a' and 'a ' one value), and dbt's tests with it, while Gate 1 runs in PostgreSQL, where they differ: ${affected.map((t) => t.uniqueId).join(', ')} may pass in dbt and fail in Gate 1 or the other way round where values differ only in trailing spaces ('placed ' is accepted value 'placed' to dbt, 'a' and 'a ' a repeat); compare rtrim() values in the test, or trim them in the model, to mean one thing in both`;
   const padded = PAD_SPACE.has(adapter ?? '')
     ? `; it also compares text ignoring trailing spaces ('placed ' is 'placed', 'a' and 'a ' one value), which PostgreSQL does not, so compare rtrim() values too`
     : '';

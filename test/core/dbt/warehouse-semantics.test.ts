@@ -1,6 +1,6 @@
 // What a mapped dbt test computes on its warehouse that Gate 1, in PostgreSQL, would compute otherwise: the
 // proportion dbt_utils.not_null_proportion divides (Snowflake and BigQuery round it), the classes of a
-// Snowflake regex, and the clock a where: reads.
+// Snowflake regex, the clock a where: reads, and the trailing spaces Fabric's `=` ignores.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { declareDbtProject, prepareDbtReader } from '../../../src/core/dbt/project.js';
@@ -196,5 +196,24 @@ describe('a where: reading the clock (current_date, now())', () => {
       expect.stringMatching(/not_null_recent_n\.abc: its SQL reads the clock \(now\(\)\)/),
       expect.stringMatching(/not_null_recent_t\.abc: its SQL reads the clock \(CURRENT_TIMESTAMP\)/),
     ]);
+  });
+});
+
+describe("fabric: `=` ignores trailing spaces (ANSI padding), whatever the collation's case", () => {
+  const tests = [
+    genericTest('accepted_values', 'model.shop.people', { values: ['a'] }, { column: 'name' }),
+    genericTest('unique', 'model.shop.people', {}, { column: 'name' }),
+    genericTest('not_null', 'model.shop.people', {}, { column: 'id' }),
+  ];
+
+  it('the tests comparing text are mapped with a warning naming them and the trailing spaces, not case', () => {
+    const { declaration, warnings } = declare('fabric', tests);
+    expect(declaration.mappedTests).toHaveLength(3);
+    const [warning, ...others] = warnings.filter((w) => w.includes('trailing spaces'));
+    expect(others).toEqual([]);
+    expect(warning).toMatch(/^model\.shop\.people: .*accepted_values_people_name.*unique_people_name/);
+    expect(warning).not.toContain('not_null');
+    expect(warning).toContain("'placed ' is 'placed'");
+    expect(warning).not.toMatch(/case-insensitive/);
   });
 });
