@@ -16,6 +16,7 @@ import { holderOf } from '../../src/auth/refresh-holder.js';
 import type * as SecretStore from '../../src/auth/secret-store.js';
 import type { OAuthTestServer } from '../server/oauth/oauth-server.js';
 import { saveSessionProfile, startOAuthServer, writeSessionProfile } from '../server/oauth/oauth-server.js';
+import { gate } from '../helpers/gate.js';
 
 const slowRead = vi.hoisted(() => ({ after: undefined as (() => Promise<void>) | undefined }));
 const slowWrite = vi.hoisted(() => ({ before: undefined as (() => Promise<void>) | undefined }));
@@ -86,21 +87,6 @@ async function expiringSession(): Promise<Before> {
     tokens,
     refreshed: await server.auditCount('SESSION_REFRESHED'),
     revoked: await server.auditCount('SESSION_REFRESH_REUSE_REVOKED'),
-  };
-}
-
-/** A hook that says when it is reached and holds its caller there until `go()`. */
-function gate() {
-  let reach!: () => void;
-  const reached = new Promise<void>((resolve) => (reach = resolve));
-  let release: () => void = () => undefined;
-  return {
-    reached,
-    hook: () => {
-      reach();
-      return new Promise<void>((resolve) => (release = resolve));
-    },
-    go: () => release(),
   };
 }
 
