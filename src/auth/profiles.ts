@@ -5,6 +5,7 @@ import { CliError, ExitCode } from '../core/errors.js';
 import type { Env, GdsConfig, Profile, ProfileSecrets } from './config.js';
 import {
   checkProfileName,
+  configPath,
   isEmpty,
   loadConfig,
   removeConfigFile,
@@ -15,13 +16,16 @@ import {
 import { checkBaseUrl } from './credentials.js';
 import type { SecretStorage } from './secret-store.js';
 import { holderAlive } from './refresh-holder.js';
-import { deleteKeychainEntry, placeSecrets, secretStorageSetting } from './secret-store.js';
+import { deleteKeychainEntry, placeSecrets, readSecrets, secretStorageSetting } from './secret-store.js';
+import { debugLog } from './debug-log.js';
 
 export interface ProfileOptions {
   env?: Env;
   warn?: (message: string) => void;
   /** The secrets exist nowhere else (a refresh spent what they replace): see SecretStoreOptions.onlyCopy. */
   onlyCopy?: boolean;
+  /** Whether the caller's lock of the profile is still its own (withProfileLock's stillHeld). */
+  stillHeld?: () => Promise<boolean>;
 }
 
 /** A profile's non-secret fields: everything but the secrets and where they are. */
@@ -56,6 +60,10 @@ export async function saveProfile(
  * presented the refresh token of fingerprint `claim` (RefreshInFlight.refreshTokenSha256); undefined, and
  * nothing left written, when it does not. `gds auth logout` does not wait for a refresh whose request is out
  * (the service may not answer for long): it drops the profile, or the record, and the refresh saves nothing.
+ * The refresh saves even when it lost the profile's lock (its tokens are the only copy), and another gds that
+ * took the lock over may be writing the profile's keychain entry meanwhile (a `gds auth login`): checked by
+ * `options.stillHeld` right before, the save then writes no keychain entry (the tokens go to the config file,
+ * written only while the record is there), and deletes only an entry that still holds what it wrote.
  */
 export async function saveRefreshedProfile(
   name: string,
@@ -90,9 +98,22 @@ async function save(
   // (Not under the keychain setting: tokens that go to the file then against it are said each time.)
   const setting = secretStorageSetting(before, options.env);
   const toldBefore = previous !== undefined && previous.secretRef === undefined && setting !== 'keychain';
-  const placement = await placeSecrets(name, secrets, setting, {
+  // Each keychain write or delete of a refresh is checked right before it: another gds may own the entry now.
+  const lockLost = async () => claim !== undefined && (await options.stillHeld?.()) === false;
+  const lostBeforeWrite = await lockLost();
+  if (lostBeforeWrite) {
+    debugLog(`profile ${name}: lost its lock before saving the refreshed tokens; they go to the config file`);
+    // Under the keychain setting, tokens in the file are said each time (as placeSecrets says its fallback).
+    if (setting === 'keychain')
+      options.warn?.(
+        `Lost the lock of profile ${name} while renewing its tokens (the machine may be too busy): the renewed ` +
+          `tokens are stored in ${configPath(options.env)} (mode 600), not in the keychain, where another gds ` +
+          'may be writing. The next renewal moves them to the keychain.',
+      );
+  }
+  const placement = await placeSecrets(name, secrets, lostBeforeWrite ? 'file' : setting, {
     ...options,
-    ...(toldBefore ? { warn: undefined } : {}),
+    ...(toldBefore || lostBeforeWrite ? { warn: undefined } : {}),
   });
   const profile = { ...fields, ...placement.fields } as Profile;
   const active = await updateConfig((config) => {
@@ -102,13 +123,18 @@ async function save(
     return config.activeProfile === name;
   }, options);
   if (active === undefined) {
-    // Logged out between the check and the write: the keychain entry just written must not outlive it. (The
-    // refresh holds the profile's lock: no other gds wrote that entry since.)
-    if (placement.storage === 'keychain') await forget(name, profile, options);
+    // Logged out (or replaced) between the check and the write: the keychain entry just written must not outlive
+    // it. While the refresh holds the profile's lock no other gds wrote that entry since; once it lost it, a
+    // sign-in may have stored its own tokens there, which stay.
+    if (placement.storage === 'keychain') {
+      if (!(await lockLost())) await forget(name, profile, options);
+      else await forgetIfStill(name, profile, secrets, options);
+    }
     return undefined;
   }
-  // The secrets moved to the file: the keychain must not keep an older copy.
-  if (previous?.secretRef !== undefined && placement.storage === 'file')
+  // The secrets moved to the file: the keychain must not keep an older copy (unless the lock was lost: the entry
+  // may be another gds's by now; the next save into the keychain replaces it).
+  if (previous?.secretRef !== undefined && placement.storage === 'file' && !(await lockLost()))
     await forget(name, previous, options);
   return { name, profile, storage: placement.storage, active };
 }
@@ -255,6 +281,27 @@ async function forget(name: string, profile: Profile, options: ProfileOptions): 
     );
     return { name, keychainEntry: (error as Error).message };
   }
+}
+
+/**
+ * Deletes the keychain entry `profile` names only while it still holds `secrets` (what this gds wrote there):
+ * without the profile's lock, another gds may have stored its own secrets in it since. Read and delete are two
+ * keychain calls: only another write landing between them is not seen.
+ */
+async function forgetIfStill(
+  name: string,
+  profile: Profile,
+  secrets: ProfileSecrets,
+  options: ProfileOptions,
+): Promise<void> {
+  const stored = await readSecrets(profile, options).catch(() => undefined);
+  const fields = ['token', 'accessToken', 'refreshToken'] as const;
+  const ours =
+    stored?.storage === 'keychain' && fields.every((field) => stored.secrets[field] === secrets[field]);
+  debugLog(
+    `profile ${name}: lock lost; its keychain entry ${ours ? 'still holds' : 'no longer holds'} these tokens`,
+  );
+  if (ours) await forget(name, profile, options);
 }
 
 function firstProfile(config: GdsConfig): string | null {

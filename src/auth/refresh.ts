@@ -325,7 +325,7 @@ async function refreshOnce(
             fields,
             { accessToken: tokens.accessToken, refreshToken: tokens.refreshToken ?? refreshToken },
             fingerprint(refreshToken),
-            { env: options.env, warn: options.warn, onlyCopy: true },
+            { env: options.env, warn: options.warn, onlyCopy: true, stillHeld },
           );
           if (saved === undefined)
             debugLog(
