@@ -293,7 +293,7 @@ async function fillModels(
         `INSERT INTO ${target} (${list.join(', ')}) SELECT ${casts.join(', ')} FROM (${sql}\n) AS dbt_model (${list.join(', ')})`,
       );
       await tx.exec('RELEASE SAVEPOINT dbt_model');
-      const [count] = await tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${target}`);
+      const [count] = await tx.query<{ n: number }>(`SELECT count(*)::float8 AS n FROM ${target}`);
       table.rows = count?.n ?? 0;
     } catch (error) {
       await tx.exec('ROLLBACK TO SAVEPOINT dbt_model');

@@ -151,7 +151,7 @@ async function storedValueTypes(tx: Queryable, table: GateTable): Promise<Eviden
     (c) =>
       `count(*) FILTER (WHERE jsonb_typeof(data -> ${params.add(c.name)}) NOT IN ('null', ${JSON_TYPE[c.type]
         .map((t) => params.add(t))
-        .join(', ')}))::int AS ${quoteIdent(c.name)}`,
+        .join(', ')}))::float8 AS ${quoteIdent(c.name)}`,
   );
   const [row] = await tx.query<Record<string, number>>(
     `SELECT ${tests.join(', ') || '0 AS none'} FROM gds.records WHERE table_id = ${params.add(table.id)}`,
@@ -175,8 +175,8 @@ async function gate3(tx: Queryable, relation: Relation, baseline: BaselineReport
   const params = new Params();
   const cte = relation.rowsCte(params);
   const [row] = await tx.query<Record<string, number>>(
-    `${cte} SELECT count(*)::int AS __rows${columns
-      .map((c, i) => `, count(*) FILTER (WHERE ${quoteIdent(c)} IS NULL)::int AS n${i}`)
+    `${cte} SELECT count(*)::float8 AS __rows${columns
+      .map((c, i) => `, count(*) FILTER (WHERE ${quoteIdent(c)} IS NULL)::float8 AS n${i}`)
       .join('')} FROM gate_rows`,
     params.values,
   );

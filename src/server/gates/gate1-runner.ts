@@ -201,9 +201,13 @@ class CheckRun {
     });
   }
 
+  /**
+   * Counts are read as float8 here and in every gate: a number on both engines and exact to 2^53 rows, where
+   * `::int` failed the check past 2^31 (integer out of range) and a bigint is a string from node-postgres.
+   */
   private async count(build: (p: Params) => string) {
     const outcome = await this.select<{ n: number }>(
-      (p) => `SELECT count(*)::int AS n FROM gate_rows ${build(p)}`,
+      (p) => `SELECT count(*)::float8 AS n FROM gate_rows ${build(p)}`,
     );
     return outcome.ok ? { ok: true as const, n: outcome.value.n } : outcome;
   }
@@ -266,7 +270,7 @@ class CheckRun {
     }
     const list = keys.map(quoteIdent).join(', ');
     const outcome = await this.select<{ keys: number; rows: number }>(
-      () => `SELECT count(*)::int AS keys, coalesce(sum(n), 0)::int AS rows
+      () => `SELECT count(*)::float8 AS keys, coalesce(sum(n), 0)::float8 AS rows
                FROM (SELECT count(*) AS n FROM gate_rows GROUP BY ${list} HAVING count(*) > 1) AS d`,
     );
     const label = `(${keys.join(', ')})`;
@@ -294,8 +298,8 @@ class CheckRun {
     if (columns.length === 0) return;
     const outcome = await this.select<Record<string, number>>(
       () =>
-        `SELECT count(*)::int AS __total, ${columns
-          .map((c, i) => `count(*) FILTER (WHERE ${quoteIdent(c.name)} IS NULL)::int AS n${i}`)
+        `SELECT count(*)::float8 AS __total, ${columns
+          .map((c, i) => `count(*) FILTER (WHERE ${quoteIdent(c.name)} IS NULL)::float8 AS n${i}`)
           .join(', ')} FROM gate_rows`,
     );
     const overrides = new Map((document.fieldOverrides ?? []).map((o) => [o.field, o.nullRate]));
@@ -482,7 +486,7 @@ class CheckRun {
         ? 'true'
         : check.columns.map((c) => `${quoteIdent(c)} IS NOT NULL`).join(' AND ');
     const outcome = await this.select<{ keys: number; rows: number }>(
-      () => `SELECT count(*)::int AS keys, coalesce(sum(n), 0)::int AS rows
+      () => `SELECT count(*)::float8 AS keys, coalesce(sum(n), 0)::float8 AS rows
                FROM (SELECT count(*) AS n FROM gate_rows WHERE ${present}
                       GROUP BY ${list} HAVING count(*) > 1) AS d`,
     );

@@ -63,12 +63,12 @@ export async function suggestGate1(db: Db, table: GateTable): Promise<Suggestion
         const extra = numeric
           ? `, min(${id})::float8 AS min, max(${id})::float8 AS max`
           : VALUE_PATTERNS.map(
-              (p) => `, count(*) FILTER (WHERE ${id}::text ~ ${params.add(p.regex)}::text)::int AS "${p.id}"`,
+              (p) => `, count(*) FILTER (WHERE ${id}::text ~ ${params.add(p.regex)}::text)::float8 AS "${p.id}"`,
             ).join('');
         const cte = relation.rowsCte(params);
         const [row] = await tx.query<Record<string, number | null>>(
-          `${cte} SELECT count(*)::int AS rows, count(*) FILTER (WHERE ${id} IS NULL)::int AS nulls,
-                       count(DISTINCT ${id})::int AS distinct ${extra} FROM gate_rows`,
+          `${cte} SELECT count(*)::float8 AS rows, count(*) FILTER (WHERE ${id} IS NULL)::float8 AS nulls,
+                       count(DISTINCT ${id})::float8 AS distinct ${extra} FROM gate_rows`,
           params.values,
         );
         profiles.push(toProfile(column.name, numeric, row ?? {}));

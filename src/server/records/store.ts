@@ -348,7 +348,7 @@ async function pageOf<T extends { key: string }>(
 
 async function countOf(q: Queryable, from: string, filter: string, params: unknown[]): Promise<number> {
   return (
-    (await q.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${from} ${filter}`, params))[0]?.n ?? 0
+    (await q.query<{ n: number }>(`SELECT count(*)::float8 AS n FROM ${from} ${filter}`, params))[0]?.n ?? 0
   );
 }
 
