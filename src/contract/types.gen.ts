@@ -1324,7 +1324,8 @@ export interface paths {
          * @description For a person: the dashboard session cookie set by `/dashboard/sign-in`, or a session JWT or
          *     static CLI token as a bearer token. Without either, a browser (Accept text/html) is sent to the
          *     sign-in page and any other client gets 401. Every dashboard response carries a strict
-         *     Content-Security-Policy, X-Content-Type-Options nosniff and Referrer-Policy no-referrer.
+         *     Content-Security-Policy, X-Content-Type-Options nosniff and Referrer-Policy same-origin (so a
+         *     form post carries its page's origin, which must be one of the server's names).
          *     A STEWARD and above sees "Waiting for review" first (the queue of `GET /api/notifications`); the
          *     tables below are read by key, 100 a page, like `GET /api/tables`. An unknown state or a cursor
          *     this dashboard did not make is said on the page, which then shows the first page unfiltered by it.

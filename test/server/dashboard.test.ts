@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { escapeHtml, html } from '../../src/server/dashboard/html.js';
 import { SESSION_TTL_MS } from '../../src/server/dashboard/sessions.js';
+import { loadContract } from '../../src/server/contract.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
 import { copyTable } from '../helpers/table-copies.js';
@@ -122,6 +123,14 @@ describe('without a sign-in nothing is shown', () => {
     expect(style).not.toBe('');
     const hash = createHash('sha256').update(style).digest('base64');
     expect(page.headers.get('content-security-policy')).toContain(`style-src 'sha256-${hash}'`);
+  });
+
+  it('the contract (openapi.yaml) names the Referrer-Policy the pages carry', async () => {
+    const sent = (await get('/dashboard/sign-in')).headers.get('referrer-policy');
+    expect(sent).toBe('same-origin');
+    const dashboard = loadContract().paths['/dashboard']?.['get'] as { description?: string } | undefined;
+    const described = (dashboard?.description ?? '').replace(/\s+/g, ' ');
+    expect(described).toContain(`Referrer-Policy ${sent}`);
   });
 
   it('a made-up or expired cookie is no sign-in', async () => {
