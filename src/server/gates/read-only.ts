@@ -1,11 +1,13 @@
 // Gate SQL runs in a READ ONLY, REPEATABLE READ transaction (one snapshot for every check, no
-// write possible even through a predicate) with a statement timeout. Each check runs under a
+// write possible even through a predicate) with a statement timeout, in UTC. Each check runs under a
 // savepoint so a failing statement (a cast error in a predicate) fails that check only; a statement
 // past the server's deadline (QueryDeadlineError) fails the whole run, naming the deadline.
 import type { Db, Queryable } from '../db/handle.js';
 import { QueryDeadlineError } from '../db/pglite.js';
 
 const WORK_MEM = '64MB';
+/** The session time zone of every gate transaction (docs/gate1.md). */
+export const GATE_TIME_ZONE = 'UTC';
 
 /**
  * `prepare`, when given, runs first in the same snapshot while the transaction may still write its own
@@ -27,6 +29,9 @@ export async function readOnly<T>(
         : 'SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY',
     );
     await tx.query(`SET LOCAL statement_timeout = ${timeoutMs}`);
+    // The clock a check reads (now(), current_date, a timestamptz cast to date) is UTC's, whatever TimeZone
+    // the database or its server is set to: a predicate gives one answer on every engine and machine.
+    await tx.query(`SET LOCAL TimeZone = '${GATE_TIME_ZONE}'`);
     // A sample that must number rows by a sort does it once, in memory rather than in temp files.
     await tx.query(`SET LOCAL work_mem = '${WORK_MEM}'`);
     if (prepare) {

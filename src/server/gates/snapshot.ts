@@ -12,7 +12,7 @@ import { assertWithinEmbedded } from '../db/embedded-limit.js';
 import type { Db, Queryable } from '../db/handle.js';
 import { QueryDeadlineError } from '../db/pglite.js';
 import { quoteIdent, quoteSource, splitSource } from '../warehouse.js';
-import { readOnly } from './read-only.js';
+import { GATE_TIME_ZONE, readOnly } from './read-only.js';
 import type { DrawnSample, Relation, RowsOptions } from './relation.js';
 import { catalogColumns, resolveRelation, SAMPLE_TABLE } from './relation.js';
 import type { GateTable } from './table.js';
@@ -119,6 +119,11 @@ async function checkRows<S, T>(
  * no large value, and the same whatever order the rows are stored in.
  */
 export async function rowsDigest(tx: Queryable, table: GateTable): Promise<string> {
+  // A row's text holds its timestamptz values in the session's time zone: the digest is taken in the gate's
+  // (UTC), also in certify's transaction, which has the database's; that zone is then set back.
+  const [session] = await tx.query<{ zone: string }>(`SELECT current_setting('TimeZone') AS zone`);
+  const zone = session?.zone ?? GATE_TIME_ZONE;
+  if (zone !== GATE_TIME_ZONE) await tx.query(`SELECT set_config('TimeZone', $1, true)`, [GATE_TIME_ZONE]);
   const digests: string[] = [];
   for (const target of readTargets(table)) {
     const from =
@@ -136,6 +141,7 @@ export async function rowsDigest(tx: Queryable, table: GateTable): Promise<strin
       digests.push(`${relation.sql}:${row?.n ?? 0}:${row?.s ?? 0}`);
     }
   }
+  if (zone !== GATE_TIME_ZONE) await tx.query(`SELECT set_config('TimeZone', $1, true)`, [zone]);
   return digests.join(',');
 }
 
