@@ -210,6 +210,14 @@ export interface Manifest {
    * match is NULL, so the test fails no row: dbt-expectations #249). Undefined: no such macro.
    */
   postgresRegexpInstr?: 'coalesce' | 'null';
+  /**
+   * What dbt_utils' `default__test_not_null_proportion` (its macro_sql) divides by: `numeric` (dbt_utils 0.x to
+   * 1.1: `cast(count(*) as numeric)`), `type_numeric` (later: `as {{ dbt.type_numeric() }}`, whose
+   * `dbt.default__type_numeric` renders `api.Column.numeric_type("numeric", 28, 6)`), `other` (another cast, or
+   * a `default__type_numeric` of another text). Undefined: no such macro. The warehouse's rounding of the
+   * proportion follows from it (tests.ts: proportionRounding).
+   */
+  notNullProportionCast?: 'numeric' | 'type_numeric' | 'other';
   /** The reader kept no node's `config` (ManifestNode.config): `config.KEY:` cannot be compared. */
   withoutConfigs?: true;
   /**
@@ -286,6 +294,9 @@ export class ManifestReader {
   private readonly testImplementations = new Set<string>();
   private readonly disabledSchemas = new Set<string>();
   private postgresRegexpInstr: 'coalesce' | 'null' | undefined;
+  private notNullProportionCast: 'numeric' | 'type_numeric' | 'other' | undefined;
+  /** Whether dbt's `default__type_numeric` renders numeric(28,6) (undefined: the manifest holds none). */
+  private defaultTypeNumeric: boolean | undefined;
   /** One string for each name the nodes repeat (package, schema, paths, ids in depends_on, …). */
   private readonly names = new Map<string, string>();
   private readonly same = (name: string): string => {
@@ -338,13 +349,21 @@ export class ManifestReader {
       const generic = /^macro\.([^.]+)\.test_(.+)$/.exec(id);
       if (generic !== null) this.testMacros.add(this.same(`${generic[1] ?? ''}.${generic[2] ?? ''}`));
       const implementation =
-        /^macro\.([^.]+)\.((?:[a-z0-9_]+__)?(?:test_.+|regexp_instr|get_where_subquery))$/.exec(id);
+        /^macro\.([^.]+)\.((?:[a-z0-9_]+__)?(?:test_.+|regexp_instr|get_where_subquery|type_numeric))$/.exec(
+          id,
+        );
       if (implementation !== null)
         this.testImplementations.add(`${implementation[1] ?? ''}.${implementation[2] ?? ''}`);
       if (id === 'macro.dbt_expectations.postgres__regexp_instr')
         this.postgresRegexpInstr = /\bcoalesce\s*\(/i.test(text(raw['macro_sql']) ?? '')
           ? 'coalesce'
           : 'null';
+      if (id === 'macro.dbt_utils.default__test_not_null_proportion')
+        this.notNullProportionCast = proportionCast(text(raw['macro_sql']) ?? '');
+      if (id === 'macro.dbt.default__type_numeric')
+        this.defaultTypeNumeric = /numeric_type\(\s*["']numeric["']\s*,\s*28\s*,\s*6\s*\)/.test(
+          text(raw['macro_sql']) ?? '',
+        );
       if (!this.withState) return;
       const dependsOn = isEntry(raw['depends_on']) ? strings(raw['depends_on']['macros']) : [];
       this.macros.set(id, { sql: text(raw['macro_sql']) ?? '', dependsOn });
@@ -386,10 +405,28 @@ export class ManifestReader {
       testMacros: this.testMacros,
       testImplementations: this.testImplementations,
       ...(this.postgresRegexpInstr === undefined ? {} : { postgresRegexpInstr: this.postgresRegexpInstr }),
+      ...(this.notNullProportionCast === undefined
+        ? {}
+        : {
+            notNullProportionCast:
+              this.notNullProportionCast === 'type_numeric' && this.defaultTypeNumeric !== true
+                ? 'other'
+                : this.notNullProportionCast,
+          }),
       ...(this.withConfigs ? {} : { withoutConfigs: true as const }),
       ...(this.disabledSchemas.size === 0 ? {} : { disabledSchemas: this.disabledSchemas }),
     };
   }
+}
+
+/** What dbt_utils' not_null_proportion divides its count by, read from its macro's SQL (Manifest.notNullProportionCast). */
+function proportionCast(sql: string): 'numeric' | 'type_numeric' | 'other' {
+  const cast = /\/\s*cast\s*\(\s*count\s*\(\s*\*\s*\)\s+as\s+([^\n]*?)\s*\)\s+as\s+not_null_proportion/i.exec(
+    sql,
+  )?.[1];
+  if (cast === undefined) return 'other';
+  if (/^numeric$/i.test(cast)) return 'numeric';
+  return /^\{\{-?\s*dbt\.type_numeric\(\s*\)\s*-?\}\}$/.test(cast) ? 'type_numeric' : 'other';
 }
 
 /** Reads a parsed manifest.json (or gives back one already read); a DbtManifestError when it is not one. */

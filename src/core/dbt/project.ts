@@ -469,6 +469,9 @@ class ProjectReader {
       ...(this.manifest.postgresRegexpInstr === undefined
         ? {}
         : { postgresRegexpInstr: this.manifest.postgresRegexpInstr }),
+      ...(this.manifest.notNullProportionCast === undefined
+        ? {}
+        : { notNullProportionCast: this.manifest.notNullProportionCast }),
     });
     rules.notMapped.push(...constraints.notMapped);
     rules.warnings.forEach((w) => warnings.push(`${node.uniqueId}: ${w.test}: ${w.warning}`));

@@ -59,6 +59,8 @@ export interface TestContext {
   writtenByFusion?: boolean;
   /** How dbt_expectations' postgres__regexp_instr treats an unmatched value (Manifest.postgresRegexpInstr). */
   postgresRegexpInstr?: 'coalesce' | 'null';
+  /** What dbt_utils' not_null_proportion divides its count by (Manifest.notNullProportionCast). */
+  notNullProportionCast?: 'numeric' | 'type_numeric' | 'other';
   /** The macros that implement the tests, and how a `where:` applies (Manifest.testImplementations), and the root project. */
   macros?: { implementations: ReadonlySet<string>; rootProject?: string };
 }
@@ -625,10 +627,18 @@ function mapOne(node: ManifestNode, written: ManifestTest, context: TestContext)
         return refused(
           `its at_most ${JSON.stringify(atMost)}: it fails a column with too few NULLs, which no Gate 1 null rate does`,
         );
-      const scale = PROPORTION_SCALE[context.adapter ?? ''];
-      const fail = nullShareLimit(kwargs['at_least'], typeof scale === 'number' ? scale : undefined);
+      const rounding = proportionRounding(context);
+      const atLeast = kwargs['at_least'];
+      const kept = typeof rounding === 'object' ? rounding : undefined;
+      // Below at_least, a proportion of `rows` rows is at least 1 / (10^d * rows) below it (d: at_least's
+      // decimals); rounded or truncated to `kept` decimals, it moves by less than half 10^-kept, so it stays
+      // below exactly when 10^(kept - d) > 2 * rows for every row count dbt's SQL counts.
+      const unknown =
+        rounding === undefined ||
+        (kept !== undefined && 10 ** (kept.kept - (decimalsOf(atLeast) ?? 0)) <= 2 * kept.rows);
+      const fail = nullShareLimit(atLeast, typeof rounding === 'number' ? rounding : undefined);
       if (fail === undefined)
-        return refused(`its at_least ${JSON.stringify(kwargs['at_least'])} is no decimal from 0 to 1`);
+        return refused(`its at_least ${JSON.stringify(atLeast)} is no decimal from 0 to 1`);
       return {
         kind: 'nullRate',
         column: col.name,
@@ -636,7 +646,7 @@ function mapOne(node: ManifestNode, written: ManifestTest, context: TestContext)
           field: col.name,
           nullRate: test.severity === 'error' ? { warn: fail, fail } : { warn: fail, fail: 1 },
         },
-        ...(scale === undefined ? { warning: unknownProportionScale(context.adapter) } : {}),
+        ...(unknown ? { warning: unknownProportionScale(context.adapter, kept?.kept) } : {}),
       };
     }
     case 'dbt_utils.accepted_range':
@@ -997,28 +1007,87 @@ const FRACTION_DIVISION: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * The decimals to which the warehouse rounds not_null_proportion's quotient, `sum(case when col is null then 0
- * else 1 end) / cast(count(*) as numeric)` (dbt_utils 0.x to 1.1; later `as {{ dbt.type_numeric() }}`,
- * numeric(28,6), or BigQuery's numeric): Snowflake's NUMBER division has the scale max(s1, min(s1 + 6, 12)),
- * 6 for the integer sum, rounded; BigQuery's NUMERIC has 9, rounded half away from zero; PostgreSQL's numeric
- * division keeps at least 16 significant digits, as exact as the gate's share of NULLs. Elsewhere gds does not
- * know it.
+ * How the warehouse rounds not_null_proportion's quotient, `sum(case when col is null then 0 else 1 end) /
+ * cast(count(*) as numeric)` (dbt_utils 0.x to 1.1; later `as {{ dbt.type_numeric() }}`, numeric(28,6)): a
+ * number, the decimals to which it rounds half up; `exact`, as exact as the gate's share of NULLs; `{ kept,
+ * rows }`, that many decimals, rounded or truncated, of fewer than `rows` rows; undefined, gds does not know.
+ * - PostgreSQL's numeric division keeps at least 16 significant digits: exact.
+ * - Snowflake's NUMBER division has the scale max(s1, min(s1 + 6, 12)), 6 for the integer sum, rounded.
+ * - BigQuery's NUMERIC has 9 decimals, rounded half away from zero.
+ * - DuckDB divides a DECIMAL (and a HUGEINT sum) as DOUBLE, 0.9999996 for 1 NULL in 2,500,000 rows, and
+ *   compares it with at_least as DOUBLE: as the gate's share of NULLs, exact.
+ * - Spark and Databricks (Spark's DecimalPrecision rules, spark.sql.decimalOperations.allowPrecisionLoss true,
+ *   its default): the BIGINT sum is DECIMAL(20,0); `numeric` is DECIMAL(10,0), and e1 / e2 has the scale
+ *   max(6, s1 + p2 + 1) = 11 and the precision p1 - s1 + s2 + scale = 31; numeric(28,6) (dbt-spark and
+ *   dbt-databricks render dbt's default__type_numeric) gives scale 29 and precision 55, above 38, so
+ *   adjustPrecisionScale keeps 38 - (55 - 29) = 12 decimals (at least 6); rounded HALF_UP.
+ * - Redshift ("Computations with numeric values": an INT8 and a DECIMAL divide as DECIMAL, of scale
+ *   max(4, s1 + p2 - s2 + 1), at most 38): `numeric` is DECIMAL(18,0), 19 decimals; numeric(28,6) 23. Whether
+ *   it rounds or truncates is not documented.
+ * - SQL Server, Synapse, Fabric ("Precision, scale, and length (Transact-SQL)": the INT sum is decimal(10,0);
+ *   e1 / e2 has the scale max(6, s1 + p2 + 1), and above a precision of 38, with an integral part below 32,
+ *   min(scale, 38 - (precision - scale))): `numeric` is numeric(18,0), 19 decimals; numeric(28,6) 22, "might be
+ *   rounded".
  */
-const PROPORTION_SCALE: Readonly<Record<string, number | 'exact'>> = {
-  postgres: 'exact',
-  snowflake: 6,
-  bigquery: 9,
-};
+function proportionRounding(
+  context: TestContext,
+): number | 'exact' | { kept: number; rows: number } | undefined {
+  const adapter = context.adapter ?? '';
+  if (adapter === 'postgres' || adapter === 'duckdb') return 'exact';
+  if (adapter === 'snowflake') return 6;
+  if (adapter === 'bigquery') return 9;
+  const divisor = proportionDivisor(context);
+  if (divisor === undefined) return undefined;
+  if (adapter === 'spark' || adapter === 'databricks') return divisor === 'numeric' ? 11 : 12;
+  // Redshift's sum and count are BIGINT: a row count JavaScript's numbers hold exactly (below 2^53); SQL Server's
+  // are INT, whose sum and count(*) fail past 2^31 - 1 rows.
+  if (adapter === 'redshift') return { kept: divisor === 'numeric' ? 19 : 23, rows: 2 ** 53 };
+  if (adapter === 'sqlserver' || adapter === 'synapse' || adapter === 'fabric')
+    return { kept: divisor === 'numeric' ? 19 : 22, rows: 2 ** 31 };
+  return undefined;
+}
+
+/**
+ * What not_null_proportion's SQL casts count(*) to on the adapter: `numeric`, `numeric(28,6)` (dbt.type_numeric(),
+ * dispatched to dbt's default__type_numeric), or undefined when the manifest does not tell (no dbt_utils macro,
+ * another cast, or a type_numeric of the root project or the adapter's package dispatched before dbt's).
+ */
+function proportionDivisor(context: TestContext): 'numeric' | 'numeric(28,6)' | undefined {
+  const cast = context.notNullProportionCast;
+  if (cast === 'numeric') return 'numeric';
+  const implementations = context.macros?.implementations;
+  if (cast !== 'type_numeric' || implementations === undefined) return undefined;
+  const adapter = context.adapter ?? '';
+  const root = context.macros?.rootProject;
+  // adapter.dispatch('type_numeric', 'dbt') searches the root project, then dbt's own packages.
+  const searched = (pkg: string) =>
+    pkg === 'dbt' ||
+    [adapter, ...(PARENT_ADAPTERS[adapter] ?? [])].some((a) => pkg === `dbt_${a}`) ||
+    (root === undefined ? pkg !== 'dbt_utils' : pkg === root);
+  const first = dispatchPrefixes(adapter)
+    .flatMap((prefix) => definers(`${prefix}__type_numeric`, implementations).filter(searched))
+    .at(0);
+  return first === undefined || first === 'dbt' ? 'numeric(28,6)' : undefined;
+}
 
 /** Why a not_null_proportion on an adapter gds knows no rounding of may mean otherwise in Gate 1. */
-function unknownProportionScale(adapter: string | undefined): string {
+function unknownProportionScale(adapter: string | undefined, kept: number | undefined): string {
+  const why =
+    kept === undefined
+      ? `on ${adapter ?? 'its adapter'} gds does not know to how many decimals the warehouse rounds the proportion dbt_utils ` +
+        'divides (sum(…) / cast(count(*) as numeric))'
+      : `on ${adapter ?? 'its adapter'} the proportion dbt_utils divides keeps ${kept} decimals, rounded or truncated ` +
+        '(its documentation does not say), and its at_least has so many decimals that this rounding may decide';
   return (
-    `on ${adapter ?? 'its adapter'} gds does not know to how many decimals the warehouse rounds the proportion dbt_utils ` +
-    'divides (sum(…) / cast(count(*) as numeric)), and Gate 1 compares the share of NULLs exactly: where the ' +
+    `${why}, and Gate 1 compares the share of NULLs exactly: where the ` +
     'warehouse rounds it (Snowflake to 6 decimals, so 1 NULL in 2,500,000 rows is a proportion of 1.000000, ' +
     "which passes at_least: 1), a column within that rounding of at_least passes dbt's test and fails the gate"
   );
 }
+
+/** The decimals of at_least as written (0.99: 2), or undefined when it is no plain decimal. */
+const decimalsOf = (atLeast: unknown): number | undefined =>
+  typeof atLeast === 'number' ? (/^\d+(?:\.(\d+))?$/.exec(String(atLeast))?.[1]?.length ?? 0) : undefined;
 
 /**
  * The share of NULLs above which not_null_proportion's `not_null_proportion < at_least` holds, computed in

@@ -5,6 +5,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { declareDbtProject, prepareDbtReader } from '../../../src/core/dbt/project.js';
 import type { DbtReader } from '../../../src/core/dbt/project.js';
+import { readSharedFixture } from '../../helpers/fixtures.js';
+import { needs, noSharedFixtures } from '../../helpers/skip.js';
 import { columns, genericTest, manifest, model } from './helpers.js';
 
 let dbtReader: DbtReader;
@@ -18,10 +20,25 @@ const people = model('people', {
   columns: columns({ id: 'integer', name: 'text', created_at: 'timestamp', age: 'integer' }),
 });
 
-/** The project `shop` on `adapter`: its one table's declaration, gate1.yml and the plan's warnings. */
-function declare(adapter: string, tests: Entry[]) {
+/**
+ * The project `shop` on `adapter`: its one table's declaration, gate1.yml and the plan's warnings; `macros`,
+ * the manifest's macros (by unique id, their SQL).
+ */
+function declare(adapter: string, tests: Entry[], macros: Record<string, string> = {}) {
   const m = manifest(people, ...tests);
   (m['metadata'] as Entry)['adapter_type'] = adapter;
+  m['macros'] = Object.fromEntries(
+    Object.entries(macros).map(([id, sql]) => [
+      id,
+      {
+        unique_id: id,
+        name: id.split('.')[2],
+        package_name: id.split('.')[1],
+        macro_sql: sql,
+        depends_on: { macros: [] },
+      },
+    ]),
+  );
   const project = declareDbtProject({ manifest: m }, {}, dbtReader);
   const [declaration] = project.declarations;
   if (!declaration) throw new Error('no declaration');
@@ -40,9 +57,9 @@ const proportion = (atLeast: number, id = 'p') =>
     { column: 'name', namespace: 'dbt_utils', id: `test.shop.not_null_proportion_${id}.abc` },
   );
 
-const nullRateOf = (adapter: string, atLeast: number) =>
+const nullRateOf = (adapter: string, atLeast: number, macros: Record<string, string> = {}) =>
   // Snowflake folds the column's unquoted name to NAME.
-  declare(adapter, [proportion(atLeast)]).rules['fieldOverrides']?.find(
+  declare(adapter, [proportion(atLeast)], macros).rules['fieldOverrides']?.find(
     (o) => String(o['field']).toLowerCase() === 'name',
   )?.['nullRate'] as { warn: number; fail: number } | undefined;
 
@@ -51,10 +68,41 @@ const nullRateOf = (adapter: string, atLeast: number) =>
  * `(rows - nulls) / rows` rounded half up to `scale` decimals (as Snowflake's NUMBER and BigQuery's NUMERIC
  * division round it), then compared with at_least (`atLeast / 10^decimals`) exactly.
  */
-function dbtFails(rows: bigint, nulls: bigint, atLeast: bigint, decimals: number, scale: number): boolean {
+function dbtFails(
+  rows: bigint,
+  nulls: bigint,
+  atLeast: bigint,
+  decimals: number,
+  scale: number,
+  mode: 'half up' | 'truncated' = 'half up',
+): boolean {
   const unit = 10n ** BigInt(scale);
-  const rounded = (2n * (rows - nulls) * unit + rows) / (2n * rows);
+  const rounded =
+    mode === 'half up' ? (2n * (rows - nulls) * unit + rows) / (2n * rows) : ((rows - nulls) * unit) / rows;
   return rounded * 10n ** BigInt(decimals) < atLeast * unit;
+}
+
+/**
+ * For each row count, the NULL counts around the limit `fail` (where rounding decides) and a few others: the
+ * gate's `nulls / rows > fail` fails exactly the columns `dbt` fails.
+ */
+function expectGateAsDbt(
+  label: string,
+  fail: number,
+  rowCounts: bigint[],
+  dbt: (rows: bigint, nulls: bigint) => boolean,
+): void {
+  for (const rows of rowCounts) {
+    const around = BigInt(Math.floor(fail * Number(rows)));
+    for (const nulls of [0n, 1n, 2n, around - 1n, around, around + 1n, around + 2n]) {
+      if (nulls < 0n || nulls > rows) continue;
+      const seen = { label, rows: String(rows), nulls: String(nulls) };
+      expect({ ...seen, fails: Number(nulls) / Number(rows) > fail }).toEqual({
+        ...seen,
+        fails: dbt(rows, nulls),
+      });
+    }
+  }
 }
 
 describe("dbt_utils.not_null_proportion: the proportion as the warehouse's division rounds it", () => {
@@ -80,38 +128,149 @@ describe("dbt_utils.not_null_proportion: the proportion as the warehouse's divis
       ['bigquery', 1, 1n, 0, 9],
       ['bigquery', 0.75, 75n, 2, 9],
     ];
-    for (const [adapter, atLeast, scaled, decimals, scale] of cases) {
-      const fail = nullRateOf(adapter, atLeast)?.fail ?? Number.NaN;
-      for (const rows of [10n, 1_000_000n, 1_999_999n, 2_000_000n, 2_000_001n, 4_000_000n, 2_000_000_000n]) {
-        // The NULL counts around the limit, where rounding decides.
-        const around = BigInt(Math.floor(fail * Number(rows)));
-        for (const nulls of [0n, 1n, 2n, around - 1n, around, around + 1n, around + 2n]) {
-          if (nulls < 0n || nulls > rows) continue;
-          const gateFails = Number(nulls) / Number(rows) > fail;
-          expect({ adapter, atLeast, rows: String(rows), nulls: String(nulls), fails: gateFails }).toEqual({
-            adapter,
-            atLeast,
-            rows: String(rows),
-            nulls: String(nulls),
-            fails: dbtFails(rows, nulls, scaled, decimals, scale),
-          });
-        }
-      }
-    }
+    for (const [adapter, atLeast, scaled, decimals, scale] of cases)
+      expectGateAsDbt(
+        `${adapter} ${atLeast}`,
+        nullRateOf(adapter, atLeast)?.fail ?? Number.NaN,
+        [10n, 1_000_000n, 1_999_999n, 2_000_000n, 2_000_001n, 4_000_000n, 2_000_000_000n],
+        (rows, nulls) => dbtFails(rows, nulls, scaled, decimals, scale),
+      );
   });
 
   it('an adapter whose rounding gds does not know: mapped exactly, with a warning naming the test', () => {
-    const { declaration, warnings } = declare('duckdb', [proportion(0.99)]);
+    const { declaration, warnings } = declare('trino', [proportion(0.99)]);
     expect(declaration.mappedTests).toEqual([
       { test: 'test.shop.not_null_proportion_p.abc', rule: 'nullRate:name' },
     ]);
     const [warning, ...others] = warnings.filter((w) => w.includes('not_null_proportion'));
     expect(others).toEqual([]);
     expect(warning).toMatch(
-      /^model\.shop\.people: test\.shop\.not_null_proportion_p\.abc: on duckdb gds does not know to how many decimals/,
+      /^model\.shop\.people: test\.shop\.not_null_proportion_p\.abc: on trino gds does not know to how many decimals/,
     );
     expect(declare('snowflake', [proportion(0.99)]).warnings.join('\n')).not.toContain('not_null_proportion');
     expect(declare('postgres', [proportion(0.99)]).warnings.join('\n')).not.toContain('not_null_proportion');
+  });
+});
+
+/** dbt_utils' default__test_not_null_proportion, dividing by `divisor` (as 0.x to 1.1, or later, write it). */
+const proportionMacro = (divisor: string) => ({
+  'macro.dbt_utils.default__test_not_null_proportion':
+    'with validation as (\n  select\n    sum(case when {{ column_name }} is null then 0 else 1 end) / ' +
+    `cast(count(*) as ${divisor}) as not_null_proportion\n  from {{ model }}\n)\nselect * from validation`,
+  'macro.dbt.default__type_numeric':
+    '{% macro default__type_numeric() %}\n    {{ return(api.Column.numeric_type("numeric", 28, 6)) }}\n{% endmacro %}',
+  'macro.dbt.type_numeric': "{{ return(adapter.dispatch('type_numeric', 'dbt')()) }}",
+});
+const CAST_NUMERIC = proportionMacro('numeric');
+const CAST_TYPE_NUMERIC = proportionMacro('{{ dbt.type_numeric() }}');
+
+describe('dbt_utils.not_null_proportion on Spark, Databricks, Redshift, SQL Server and DuckDB: the rounding their documented rules give', () => {
+  // Spark's DecimalPrecision (allowPrecisionLoss, its default): BIGINT sum / DECIMAL(10,0) is DECIMAL(31,11);
+  // / DECIMAL(28,6) is DECIMAL(55,29), adjusted to DECIMAL(38,12); rounded HALF_UP.
+  it('spark and databricks: 11 decimals with cast(count(*) as numeric), 12 with dbt.type_numeric(), and no warning', () => {
+    for (const adapter of ['spark', 'databricks']) {
+      expect(nullRateOf(adapter, 1, CAST_NUMERIC)).toEqual({ warn: 5e-12, fail: 5e-12 });
+      expect(nullRateOf(adapter, 1, CAST_TYPE_NUMERIC)).toEqual({ warn: 5e-13, fail: 5e-13 });
+      expect(nullRateOf(adapter, 0.9, CAST_TYPE_NUMERIC)).toEqual({
+        warn: 0.1000000000005,
+        fail: 0.1000000000005,
+      });
+      expect(declare(adapter, [proportion(0.99)], CAST_NUMERIC).warnings.join('\n')).not.toContain(
+        'not_null_proportion',
+      );
+      expect(declare(adapter, [proportion(0.99)], CAST_TYPE_NUMERIC).warnings.join('\n')).not.toContain(
+        'not_null_proportion',
+      );
+    }
+  });
+
+  it("spark: the gate's `nulls / rows > fail` fails exactly the columns Spark's rounded proportion fails", () => {
+    const cases: Array<[Record<string, string>, number, bigint, number, number]> = [
+      [CAST_NUMERIC, 1, 1n, 0, 11],
+      [CAST_NUMERIC, 0.95, 95n, 2, 11],
+      [CAST_TYPE_NUMERIC, 1, 1n, 0, 12],
+      [CAST_TYPE_NUMERIC, 0.9, 9n, 1, 12],
+      [CAST_TYPE_NUMERIC, 0.9999999999995, 9999999999995n, 13, 12],
+    ];
+    for (const [macros, atLeast, scaled, decimals, scale] of cases)
+      expectGateAsDbt(
+        `${atLeast} to ${scale} decimals`,
+        nullRateOf('spark', atLeast, macros)?.fail ?? Number.NaN,
+        [10n, 1_000_000n, 1_999_999_999n, 2_000_000_000n, 2_000_000_001n],
+        (rows, nulls) => dbtFails(rows, nulls, scaled, decimals, scale),
+      );
+  });
+
+  it('spark without the macro, or with a type_numeric of the project dispatched first: the warning stays', () => {
+    const warned = (macros: Record<string, string>) =>
+      declare('databricks', [proportion(0.99)], macros).warnings.filter((w) =>
+        w.includes('not_null_proportion'),
+      );
+    expect(warned({})).toHaveLength(1);
+    expect(warned({ ...CAST_TYPE_NUMERIC, 'macro.shop.spark__type_numeric': 'decimal(38, 2)' })).toHaveLength(
+      1,
+    );
+    expect(warned(proportionMacro('double'))).toHaveLength(1);
+    // Another package's own type_numeric (dbt_utils 0.8's) is not what dbt.type_numeric() dispatches to.
+    expect(
+      warned({ ...CAST_TYPE_NUMERIC, 'macro.dbt_utils.default__type_numeric': 'numeric(28, 6)' }),
+    ).toEqual([]);
+  });
+
+  // Redshift keeps max(4, s1 + p2 - s2 + 1) decimals (19 over numeric, DECIMAL(18,0); 23 over numeric(28,6));
+  // SQL Server max(6, s1 + p2 + 1), reduced to fit 38 digits (19; 22). Neither says whether it rounds or
+  // truncates: where that cannot change the comparison with at_least for any row count, no warning.
+  it('redshift and sql server: exact where the decimals they keep cannot decide, else the warning stays', () => {
+    const warned = (adapter: string, atLeast: number, macros: Record<string, string>) =>
+      declare(adapter, [proportion(atLeast)], macros).warnings.some((w) => w.includes('not_null_proportion'));
+    expect(nullRateOf('redshift', 0.99, CAST_NUMERIC)).toEqual({ warn: 0.01, fail: 0.01 });
+    expect(warned('redshift', 0.99, CAST_NUMERIC)).toBe(false);
+    // 0.995 within 19 decimals: a proportion 10^-3 / rows below it reaches it when rounded, past 5·10^15 rows.
+    expect(warned('redshift', 0.995, CAST_NUMERIC)).toBe(true);
+    expect(warned('redshift', 0.995, CAST_TYPE_NUMERIC)).toBe(false);
+    expect(warned('redshift', 0.99, {})).toBe(true);
+    // SQL Server's INT sum and count(*) fail past 2^31 - 1 rows.
+    expect(warned('sqlserver', 0.999999999, CAST_NUMERIC)).toBe(false);
+    expect(warned('sqlserver', 0.9999999999, CAST_NUMERIC)).toBe(true);
+    expect(warned('fabric', 0.999999999999, CAST_TYPE_NUMERIC)).toBe(false);
+    for (const [adapter, atLeast, scaled, decimals, kept, rowsBelow] of [
+      ['redshift', 0.99, 99n, 2, 19, 2n ** 53n],
+      ['sqlserver', 0.999999999, 999999999n, 9, 19, 2n ** 31n],
+    ] as const)
+      for (const mode of ['half up', 'truncated'] as const)
+        expectGateAsDbt(
+          `${adapter} ${atLeast} ${mode}`,
+          nullRateOf(adapter, atLeast, CAST_NUMERIC)?.fail ?? Number.NaN,
+          [10n, 2_000_000_000n, rowsBelow - 1n],
+          (rows, nulls) => dbtFails(rows, nulls, scaled, decimals, kept, mode),
+        );
+  });
+
+  it("duckdb: its proportion is a DOUBLE, as the gate's share of NULLs: 1 - at_least, no warning", () => {
+    expect(nullRateOf('duckdb', 1)).toEqual({ warn: 0, fail: 0 });
+    expect(nullRateOf('duckdb', 0.9, CAST_TYPE_NUMERIC)).toEqual({ warn: 0.1, fail: 0.1 });
+    expect(declare('duckdb', [proportion(0.99)]).warnings.join('\n')).not.toContain('not_null_proportion');
+  });
+
+  it("reads the divisor from the real dbt_utils macros' text", needs(noSharedFixtures), () => {
+    const macrosOf = (file: string) => {
+      const all = (JSON.parse(readSharedFixture(`real/dbt/${file}`)) as { macros: Record<string, Entry> })
+        .macros;
+      return Object.fromEntries(
+        ['macro.dbt_utils.default__test_not_null_proportion', 'macro.dbt.default__type_numeric']
+          .filter((id) => all[id] !== undefined)
+          .map((id) => [id, String(all[id]?.['macro_sql'])]),
+      );
+    };
+    // dbt_utils 0.8 (cast(count(*) as numeric)) and 1.x ({{ dbt.type_numeric() }}).
+    expect(nullRateOf('spark', 1, macrosOf('balboa_snowflake_1.0.4.manifest.json'))).toEqual({
+      warn: 5e-12,
+      fail: 5e-12,
+    });
+    expect(nullRateOf('spark', 1, macrosOf('balboa_snowflake_1.8.8.manifest.json'))).toEqual({
+      warn: 5e-13,
+      fail: 5e-13,
+    });
   });
 });
 
