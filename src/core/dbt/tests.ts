@@ -690,6 +690,9 @@ function mapOne(node: ManifestNode, written: ManifestTest, context: TestContext)
       const problems = checkRegex(read.read);
       const error = problems.find((p) => p.severity === 'error');
       if (error !== undefined) return refused(`its regex cannot run on PostgreSQL: ${error.message}`);
+      const leading =
+        engine === 'postgres' ? { dotAll: false } : leadingOptions(read.read, engine, context.adapter);
+      if ('error' in leading) return refused(leading.error);
       const otherwise = problems.find((p) => p.severity === 'warning');
       if (engine !== 'postgres' && otherwise !== undefined)
         return refused(
@@ -698,7 +701,7 @@ function mapOne(node: ManifestNode, written: ManifestTest, context: TestContext)
       const reads =
         engine === 'postgres'
           ? { regex: read.read, unknownClasses: [] }
-          : asEngineReads(read.read, engine, context.adapter);
+          : asEngineReads(read.read, engine, context.adapter, leading.dotAll);
       if ('error' in reads) return refused(reads.error);
       const regex = reads.regex;
       const warning =
@@ -971,6 +974,27 @@ function predicate(sql: string, context: TestContext): Outcome {
 
 /** The clock a predicate may read (PostgreSQL's functions of the current time, on Gate 1's allow-list). */
 const CLOCK = /\bnow\s*\(\s*\)|\b(?:current_date|current_timestamp|current_time|localtimestamp|localtime)\b/i;
+/** PostgreSQL's special date and time inputs that read the clock (`'today'::date`, `created_at > 'now'`). */
+const CLOCK_INPUT = /^\s*(?:now|today|tomorrow|yesterday)\s*$/i;
+const QUOTED = /'(?:[^']|'')*'?|"(?:[^"]|"")*"?/g;
+
+/**
+ * How a predicate reads the clock, or undefined: a function of the current time, age() of one value (the time
+ * since it, counted from today), or a string PostgreSQL reads as a date or time of the clock ('today').
+ */
+function clockRead(sql: string): string | undefined {
+  const masked = sql.replace(QUOTED, "''");
+  const call = CLOCK.exec(masked)?.[0];
+  if (call !== undefined) return call.replace(/\s+/g, '');
+  for (const age of masked.matchAll(/\bage\s*\(/gi)) {
+    let depth = 1;
+    let i = age.index + age[0].length;
+    for (; i < masked.length && depth > 0 && !(depth === 1 && masked[i] === ','); i++)
+      depth += masked[i] === '(' ? 1 : masked[i] === ')' ? -1 : 0;
+    if (depth === 0) return 'age(…) of one value';
+  }
+  return sql.match(QUOTED)?.find((q) => q.startsWith("'") && CLOCK_INPUT.test(q.slice(1, -1)));
+}
 
 /**
  * Why a predicate reading the clock (a where: `created_at >= current_date - 7`) may check other rows than
@@ -978,14 +1002,13 @@ const CLOCK = /\bnow\s*\(\s*\)|\b(?:current_date|current_timestamp|current_time|
  * where dbt evaluated it in the warehouse when the test ran, in that session's time zone.
  */
 function clockWarning(sql: string, testName: string): string | undefined {
-  const read = CLOCK.exec(sql.replace(/'(?:[^']|'')*'?|"(?:[^"]|"")*"?/g, "''"))?.[0];
+  const read = clockRead(sql);
   if (read === undefined) return undefined;
   return (
-    `its SQL reads the clock (${read.replace(/\s+/g, '')}): Gate 1 evaluates it when the gate runs, in the time ` +
-    "zone of the service's PostgreSQL session, where dbt evaluated it in the warehouse when the test ran, in " +
-    "that session's time zone (Snowflake's default America/Los_Angeles, BigQuery's UTC), so the rows it checks " +
-    "follow the gate's clock and may differ from those dbt checked (by a day near midnight); to plan without " +
-    `it: --exclude ${testName}`
+    `its SQL reads the clock (${read}): Gate 1 evaluates it when the gate runs, in UTC (docs/gate1.md), ` +
+    "where dbt evaluated it in the warehouse when the test ran, in that session's time zone (Snowflake's " +
+    "default America/Los_Angeles, BigQuery's UTC), so the rows it checks follow the gate's clock and may " +
+    `differ from those dbt checked (by a day near midnight); to plan without it: --exclude ${testName}`
   );
 }
 
@@ -1302,6 +1325,55 @@ const RE2_BRACKET_CLASSES: Readonly<Record<string, string>> = {
   '[:word:]': '0-9A-Za-z_',
 };
 
+/** What each of PostgreSQL's embedded options (`(?b)` at a regex's start; PostgreSQL 9.7.3.4) makes of the rest. */
+const PG_EMBEDDED_OPTIONS: Readonly<Record<string, string>> = {
+  b: 'a basic regex (BRE: + ? | ( ) are ordinary characters, \\( \\) a group)',
+  c: 'case-sensitive',
+  e: 'an extended regex (ERE: no \\d, \\w or other escapes of an advanced one)',
+  i: 'case-insensitive',
+  m: 'newline-sensitive (. and brackets never match a newline, ^ and $ match at one)',
+  n: 'newline-sensitive (. and brackets never match a newline, ^ and $ match at one)',
+  p: 'partial newline-sensitive (. and brackets never match a newline)',
+  q: 'a literal string ((?q)a.b matches only the text a.b)',
+  s: 'not newline-sensitive (its default: . matches a newline, ^ and $ only the ends)',
+  t: 'tight syntax (its default)',
+  w: 'inverse partial newline-sensitive (^ and $ match at a newline)',
+  x: 'expanded syntax (white space and # comments ignored)',
+};
+
+/**
+ * Whether the warehouse's engine reads a regex's leading `***=`, `***:` or embedded options `(?…)` as
+ * PostgreSQL does: RE2 (its syntax) knows only the flags i, m, s and U, where (?i) is case-insensitive as in
+ * PostgreSQL and (?s) lets `.` match a newline, as PostgreSQL's `.` does (so it is kept as written); any
+ * other is RE2's syntax error, so dbt's test errors, or another meaning ((?m) is newline-sensitive in PostgreSQL,
+ * multi-line in RE2). Snowflake documents no embedded option (its options are REGEXP's parameters argument),
+ * nor a director. `dotAll`: RE2's (?s), under which `.` is PostgreSQL's.
+ */
+function leadingOptions(
+  regex: string,
+  engine: 'posix' | 're2',
+  adapter: string | undefined,
+): { dotAll: boolean } | { error: string } {
+  const reader = engine === 're2' ? `RE2, ${adapter ?? ''}'s engine,` : `${adapter ?? ''}'s POSIX engine`;
+  const director = /^\*\*\*[=:]/.exec(regex)?.[0];
+  if (director !== undefined)
+    return {
+      error:
+        `its regex starts with ${director}, which tells PostgreSQL to read the rest as ${director === '***=' ? 'a literal string' : 'an advanced regex'}; ` +
+        `${reader} reads no such prefix (in RE2 a * with nothing to repeat is a syntax error), so dbt's test does not match as the gate would`,
+    };
+  const flags = /^\(\?([A-Za-z]+)\)/.exec(regex)?.[1];
+  if (flags === undefined) return { dotAll: false };
+  const other = [...flags].find((f) => engine === 'posix' || !'is'.includes(f));
+  if (other !== undefined)
+    return {
+      error:
+        `its regex starts with the embedded option (?${flags}): PostgreSQL reads the rest as ${PG_EMBEDDED_OPTIONS[other] ?? `(?${other})`}, ` +
+        `and ${reader} ${engine === 're2' ? (other === 'm' ? 'reads (?m) as multi-line (^ and $ at each line), with . still any character but a newline' : `knows no flag ${other} (its flags are i, m, s and U): dbt's test errors`) : 'documents no embedded option (its options are the parameters argument of REGEXP)'}`,
+    };
+  return { dotAll: flags.includes('s') };
+}
+
 /**
  * The regex as PostgreSQL must read it to match what the warehouse's engine does: each `.` outside a bracket
  * written `[^\n]` (every character but a newline, as `.` in RE2 and Snowflake's regexes; PostgreSQL's `.`
@@ -1313,6 +1385,7 @@ function asEngineReads(
   regex: string,
   engine: 'posix' | 're2',
   adapter: string | undefined,
+  dotAll = false,
 ): { regex: string; unknownClasses: string[] } | { error: string } {
   const [outside, inside] =
     engine === 're2' ? [RE2_CLASSES, RE2_BRACKET_CLASSES] : [SNOWFLAKE_CLASSES, SNOWFLAKE_BRACKET_CLASSES];
@@ -1351,7 +1424,7 @@ function asEngineReads(
       const start = /^\[\^?\]?/.exec(regex.slice(i))?.[0] ?? '[';
       out += start;
       i += start.length - 1;
-    } else out += c === '.' ? '[^\\n]' : c;
+    } else out += c === '.' && !dotAll ? '[^\\n]' : c;
   }
   return { regex: out, unknownClasses: kept };
 }
