@@ -8,8 +8,10 @@
 // beside 100,000 tables of another environment (`wide`): a table name is one per workspace, yet the plan must
 // not read them all. And (`team`, only when asked for) a team's project in a workspace of 100,000 tables, 58,800
 // of them other teams' in its environment: plan, apply, apply --prune, recertify, status, review, gate, TAB
-// completion (its requests not counted: __complete writes nothing on stderr) and list --json | head -1.
-// GDS_BENCH_MODELS changes the 2,000; GDS_BENCH_ONLY=plan5000|rate|scale|wide|team runs one part.
+// completion (its requests not counted: __complete writes nothing on stderr) and list --json | head -1. And
+// (`split`, only when asked for) the server's CPU of one no-change plan of the applied project, by request
+// and by thread.
+// GDS_BENCH_MODELS changes the 2,000; GDS_BENCH_ONLY=plan5000|rate|scale|wide|team|split runs one part.
 //
 // Plans at once: Linux shares the CPU between sessions first (the scheduler's autogroups), then between the
 // processes of a session. Plans that several people start each run in a session of their own (a terminal's
@@ -25,7 +27,8 @@
 // each plan's CPU).
 import { spawn } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -50,6 +53,8 @@ interface Measured {
   peakMb?: number;
   /** User + system CPU of the gds process, seconds. */
   cpuS?: number;
+  /** Each request sent (GDS_DEBUG's `→ METHOD URL` line), in order: `METHOD URL`. */
+  sent: string[];
 }
 
 /** How many times the plan alone, and each set of plans at once, is timed: as many as the most plans at once. */
@@ -105,9 +110,11 @@ function measured(
         reject(new Error(`gds ${args.join(' ')} exited ${code}: ${stderr.slice(-2000)}`));
       const kb = /peak-kb (\d+)/.exec(stderr)?.[1];
       const cpu = /cpu-s ([\d.]+) ([\d.]+)/.exec(stderr);
+      const sent = [...stderr.matchAll(/→ ([A-Z]+ \S+)/g)].map((m) => m[1] ?? '');
       resolve({
         ms,
-        requests: (stderr.match(/^.*→ [A-Z]+ /gm) ?? []).length,
+        sent,
+        requests: sent.length,
         tooMany: (stderr.match(/← 429 /g) ?? []).length,
         ...(kb === undefined ? {} : { peakMb: Number(kb) / 1024 }),
         ...(cpu === null ? {} : { cpuS: Number(cpu[1]) + Number(cpu[2]) }),
@@ -389,6 +396,127 @@ async function addGate1History(server: TestServer): Promise<void> {
   await server.sql(`UPDATE gds.tables SET gate1_version = $1 WHERE gate1_version = 1`, [HISTORY_VERSIONS]);
 }
 
+/** Each thread's kind in the bench process (the server's): by the name Node 24 gives it. */
+const THREAD_KINDS: Record<string, string> = {
+  MainThread: 'request thread',
+  WorkerThread: "PGlite's thread",
+  V8Worker: "V8's helpers",
+};
+
+/** CPU nanoseconds of this process's threads by kind (each `/proc/self/task/<tid>/schedstat`, to the nanosecond). */
+function threadCpuNs(): Map<string, number> {
+  const byKind = new Map<string, number>();
+  for (const tid of readdirSync('/proc/self/task')) {
+    try {
+      const ns = Number(readFileSync(`/proc/self/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+      const name = readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim();
+      const kind = THREAD_KINDS[name] ?? 'other threads';
+      byKind.set(kind, (byKind.get(kind) ?? 0) + ns);
+    } catch {
+      // the thread ended
+    }
+  }
+  return byKind;
+}
+
+/** `after - before` by kind, in ms. */
+const threadMs = (before: Map<string, number>, after: Map<string, number>): Map<string, number> =>
+  new Map([...after].map(([kind, ns]) => [kind, (ns - (before.get(kind) ?? 0)) / 1e6]));
+
+/** How many times each request of the plan is sent again to split the server's CPU (its median taken). */
+const SPLIT_ROUNDS = 15;
+
+/**
+ * The server's CPU of one no-change plan by request and by thread (GDS_BENCH_ONLY=split): the plan's requests
+ * as gds sent them (GDS_DEBUG), each sent again alone SPLIT_ROUNDS times by a process of its own (so nothing of
+ * the client runs in the server's process), each thread's CPU around it: the request thread (Fastify, the
+ * answer's JSON and its write), PGlite's thread (its statements and their answers out of WebAssembly), V8's
+ * helpers (the collectors' and compilers' threads of both isolates). And whole plans, for the sum. On
+ * PostgreSQL its backends are not counted (they are the database's processes).
+ */
+async function splitRows(engine: Engine): Promise<BenchRow[]> {
+  const { server, env, project, close } = await scene(engine, MODELS);
+  const replay = spawn(
+    node24,
+    [
+      '-e',
+      `const lines = require('node:readline').createInterface({ input: process.stdin });
+       const headers = { authorization: 'Bearer ' + process.env.TOKEN, accept: 'application/json' };
+       lines.on('line', async (line) => {
+         const [method, url] = line.split(' ');
+         const res = await fetch(url, { method, headers });
+         const bytes = (await res.arrayBuffer()).byteLength;
+         process.stdout.write(res.status + ' ' + bytes + '\\n');
+       });`,
+    ],
+    { env: { ...process.env, TOKEN: env.SERVICE_TOKEN }, stdio: ['pipe', 'pipe', 'inherit'] },
+  );
+  const answers = createInterface({ input: replay.stdout })[Symbol.asyncIterator]();
+  const send = async (request: string): Promise<{ status: number; bytes: number }> => {
+    replay.stdin.write(`${request}\n`);
+    const { value } = await answers.next();
+    const [status, bytes] = String(value).split(' ').map(Number);
+    return { status: status ?? 0, bytes: bytes ?? 0 };
+  };
+  try {
+    const section = `project-scale (${engine}), the server's CPU of a no-change plan`;
+    await measured(['apply', ...project, '--yes', '--json', '--concurrency', '8'], env);
+    await jobsDone(server);
+    // Two plans first: the server's caches (gate1.yml versions) as after a first plan, its code warm.
+    await measured(['plan', ...project, '--json'], env);
+    const plan = await measured(['plan', ...project, '--json'], env);
+    const rows: BenchRow[] = [];
+    const kinds = [...Object.values(THREAD_KINDS), 'other threads'];
+    const say = (ms: Map<string, number>) =>
+      kinds.map((kind) => `${kind} ${(ms.get(kind) ?? 0).toFixed(1)}`).join(', ');
+    const total = new Map<string, number>();
+    for (const request of plan.sent) {
+      const rounds: Array<Map<string, number>> = [];
+      let answer = { status: 0, bytes: 0 };
+      for (let round = 0; round < SPLIT_ROUNDS + 2; round += 1) {
+        const before = threadCpuNs();
+        answer = await send(request);
+        const ms = threadMs(before, threadCpuNs());
+        if (round >= 2) rounds.push(ms); // two to warm
+      }
+      const medians = new Map(
+        kinds.map((kind) => [kind, median(rounds, (r) => r.get(kind) ?? 0).get(kind) ?? 0]),
+      );
+      for (const [kind, ms] of medians) total.set(kind, (total.get(kind) ?? 0) + ms);
+      const all = median(rounds, (r) => [...r.values()].reduce((a, b) => a + b, 0));
+      rows.push({
+        section,
+        name: request.replace(/^(\S+ )https?:\/\/[^/]+/, '$1').slice(0, 120),
+        value: `${[...all.values()].reduce((a, b) => a + b, 0).toFixed(1)} ms: ${say(medians)}`,
+        note: `${answer.status}, ${(answer.bytes / 1024).toFixed(0)} KiB; the median of ${SPLIT_ROUNDS}; ${load()}`,
+      });
+    }
+    rows.push({
+      section,
+      name: `the ${plan.sent.length} requests, each alone`,
+      value: `${[...total.values()].reduce((a, b) => a + b, 0).toFixed(1)} ms: ${say(total)}`,
+      note: 'the sum of the medians above',
+    });
+    const plans: Array<Map<string, number>> = [];
+    for (let round = 0; round < 5; round += 1) {
+      const before = threadCpuNs();
+      await measured(['plan', ...project, '--json'], env, { session: 'own' });
+      plans.push(threadMs(before, threadCpuNs()));
+    }
+    const whole = median(plans, (r) => [...r.values()].reduce((a, b) => a + b, 0));
+    rows.push({
+      section,
+      name: `a whole plan (gds plan --json), the median of 5`,
+      value: `${[...whole.values()].reduce((a, b) => a + b, 0).toFixed(1)} ms: ${say(whole)}`,
+      note: `the bench's own process is the server's: its waits on the plan add a little to the request thread; ${load()}`,
+    });
+    return rows;
+  } finally {
+    replay.stdin.end();
+    await close();
+  }
+}
+
 async function engineRows(engine: Engine): Promise<BenchRow[]> {
   const { server, env, project, close } = await scene(engine, MODELS);
   try {
@@ -515,6 +643,7 @@ export const run: BenchModule = async () => {
       if (only === undefined || only === 'plan5000') rows.push(...(await planMemoryRows(engine)));
       if (only === undefined || only === 'wide') rows.push(...(await wideRows(engine)));
       if (only === 'team') rows.push(...(await teamRows(engine)));
+      if (only === 'split') rows.push(...(await splitRows(engine)));
     }
     return rows;
   } finally {
