@@ -1,0 +1,94 @@
+// A narrowed GET /api/held-tables read in pages (as `gds plan` reads its project's tables) answers each
+// table the filter finds once, in the list's order, whatever the page size: each part of the filter keeps only
+// the tables after the page's cursor (src/server/governance/tables.ts, heldIds), on both engines. Tables of
+// each part (a project, a project prefix, a file prefix, a name, a slug, a source's object, and one found by
+// two parts at once) are interleaved by creation time with tables the filter leaves out.
+import { describe, expect, it } from 'vitest';
+import { ENGINES, useEngineServer } from '../helpers/engines.js';
+import type { TestServer } from '../helpers/server.js';
+import { copyTable } from '../helpers/table-copies.js';
+import { needs } from '../helpers/skip.js';
+
+/** Copies of the seeded `customers` in dev, each set interleaved with the others by its `created_at`. */
+async function arrange(server: TestServer): Promise<void> {
+  const template = server.table('customers').id;
+  const dev = `'dev'`;
+  const sets: Array<[string, Record<string, string>]> = [
+    ['own', { project: `'shop'` }],
+    ['prefixed', { project: `'shop@dev_' || g` }],
+    [
+      'byfile',
+      {
+        project: 'NULL',
+        artifact: `jsonb_build_object('table', 'byfile_' || g, 'source', source, 'columns', columns, 'fileName', 'dbt--shop--m' || g || '.yml')`,
+      },
+    ],
+    ['named', { project: `'other'` }],
+    ['slugged', { project: 'NULL' }],
+    ['sourced', { project: 'NULL', source: `'analytics_dev.sourced_obj_' || g` }],
+    ['twice', { project: `'shop'` }],
+    ['left', { project: `'other'` }],
+  ];
+  for (const [at, [prefix, overrides]] of sets.entries())
+    await copyTable(server, template, 6, prefix, {
+      environment_label: dev,
+      created_at: `created_at + interval '1 day' + (g * 8 + ${at}) * interval '1 millisecond'`,
+      ...overrides,
+    });
+}
+
+/** The filter's query: the sets above found by each part, `twice_3` by its project and its name. */
+const FILTER =
+  'project=shop&projectPrefix=shop%40&filePrefix=dbt--shop--' +
+  ['named_2', 'named_5', 'SLUGGED-4', 'sourced_obj_1', 'twice_3', 'left_none']
+    .map((n) => `&name=${n}`)
+    .join('');
+
+describe.each(ENGINES)('a narrowed held-tables read in pages on $engine', (engine) => {
+  const server = useEngineServer(engine, { jobs: 'manual' });
+
+  /** Every page of the read at `limit`: the tables' names in the order answered, and the pages read. */
+  const walk = async (limit: number): Promise<{ names: string[]; pages: number }> => {
+    const names: string[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const after: string = cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`;
+      const page = await server().request(
+        'GET',
+        `/api/held-tables?environment=dev&limit=${limit}&${FILTER}${after}`,
+        { token: server().user('OWNER').cliToken },
+      );
+      expect(page.status, JSON.stringify(page.body)).toBe(200);
+      const body = page.body as { tables: Array<{ name: string }>; nextCursor: string | null };
+      names.push(...body.tables.map((t) => t.name));
+      cursor = body.nextCursor;
+      pages += 1;
+    } while (cursor !== null);
+    return { names, pages };
+  };
+
+  it(
+    'answers every table the filter finds once, in the list’s order, at any page size',
+    needs(engine.skip),
+    async () => {
+      await arrange(server());
+      const whole = await walk(1000);
+      expect(whole.pages).toBe(1);
+      const expected = [
+        ...[1, 2, 3, 4, 5, 6].flatMap((g) => [`own_${g}`, `prefixed_${g}`, `byfile_${g}`]),
+        'named_2',
+        'named_5',
+        'slugged_4',
+        'sourced_1',
+        ...[1, 2, 3, 4, 5, 6].map((g) => `twice_${g}`),
+      ];
+      expect([...whole.names].sort()).toEqual([...expected].sort());
+      for (const limit of [1, 2, 5, 7]) {
+        const paged = await walk(limit);
+        expect(paged.names, `limit ${limit}`).toEqual(whole.names);
+        expect(paged.pages, `limit ${limit}`).toBe(Math.ceil(whole.names.length / limit));
+      }
+    },
+  );
+});
