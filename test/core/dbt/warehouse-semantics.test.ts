@@ -274,15 +274,16 @@ describe('dbt_utils.not_null_proportion on Spark, Databricks, Redshift, SQL Serv
   });
 });
 
+const matches = (regex: string, id = 'r') =>
+  genericTest(
+    'expect_column_values_to_match_regex',
+    'model.shop.people',
+    // is_raw: Snowflake's macro writes the regex between $$, BigQuery's as r'…', where a backslash is itself.
+    { regex, is_raw: true },
+    { column: 'name', namespace: 'dbt_expectations', id: `test.shop.match_${id}.abc` },
+  );
+
 describe("match_regex on Snowflake: its classes as Snowflake's documentation says they are", () => {
-  const matches = (regex: string, id = 'r') =>
-    genericTest(
-      'expect_column_values_to_match_regex',
-      'model.shop.people',
-      // is_raw: Snowflake's macro writes the regex between $$, where a backslash is itself.
-      { regex, is_raw: true },
-      { column: 'name', namespace: 'dbt_expectations', id: `test.shop.match_${id}.abc` },
-    );
   const regexOf = (regex: string) =>
     declare('snowflake', [matches(regex)]).rules['patternChecks']?.[0]?.['regex'];
 
@@ -374,5 +375,52 @@ describe("fabric: `=` ignores trailing spaces (ANSI padding), whatever the colla
     expect(warning).not.toContain('not_null');
     expect(warning).toContain("'placed ' is 'placed'");
     expect(warning).not.toMatch(/case-insensitive/);
+  });
+});
+
+describe("match_regex starting with PostgreSQL's embedded options (?b), (?e), (?q), … or a director ***=", () => {
+  // PostgreSQL 9.7.3.4: an ARE may start with ***= (the rest a literal string), ***: or (?xyz), options that
+  // change how the rest reads: b a basic regex, e an extended one, q a literal string, x expanded syntax,
+  // n/m/p/w newline-sensitivity, c/i case, s/t the defaults. RE2 knows only i, m, s and U; Snowflake documents
+  // none.
+  const outcome = (adapter: string, regex: string) => {
+    const { declaration, rules } = declare(adapter, [matches(regex)]);
+    return declaration.mappedTests.length > 0
+      ? { mapped: rules['patternChecks']?.[0]?.['regex'] }
+      : { notMapped: declaration.notMappedTests[0]?.reason };
+  };
+
+  it('postgres reads them as the gate does: mapped as written', () => {
+    for (const regex of ['(?b)^a+$', '(?e)^a+$', '(?q)a.b', '(?x)^a b$', '***=a.b'])
+      expect(outcome('postgres', regex)).toEqual({ mapped: regex });
+  });
+
+  it('snowflake, bigquery, duckdb: (?b), (?e), (?q), (?x), (?n), … and ***= are not mapped, saying what PostgreSQL makes of them', () => {
+    for (const adapter of ['snowflake', 'bigquery', 'duckdb']) {
+      expect(outcome(adapter, '(?b)^a+$').notMapped).toMatch(
+        /^its regex starts with the embedded option \(\?b\): PostgreSQL reads the rest as a basic regex/,
+      );
+      expect(outcome(adapter, '(?e)^a+$').notMapped).toMatch(
+        /PostgreSQL reads the rest as an extended regex/,
+      );
+      // Before, each was a pattern check of another meaning: (?q)a[^\n]b, a literal string in PostgreSQL.
+      expect(outcome(adapter, '(?q)a.b').notMapped).toMatch(/PostgreSQL reads the rest as a literal string/);
+      expect(outcome(adapter, '***=a.b').notMapped).toMatch(/^its regex starts with \*\*\*=/);
+      for (const regex of ['(?x)^a b$', '(?n)^a.$', '(?c)^a$', '(?p)^a$', '(?w)^a$', '(?t)^a$', '***:^a$'])
+        expect(outcome(adapter, regex)).toEqual({
+          notMapped: expect.stringMatching(/^its regex starts with/),
+        });
+    }
+    expect(outcome('bigquery', '(?x)^a b$').notMapped).toMatch(/knows no flag x .*: dbt's test errors$/);
+    expect(outcome('snowflake', '(?i)^abc$').notMapped).toMatch(/documents no embedded option/);
+  });
+
+  it("RE2's (?i) and (?s) mean what they mean in PostgreSQL: mapped, (?s)'s . left matching a newline", () => {
+    for (const adapter of ['bigquery', 'duckdb']) {
+      expect(outcome(adapter, '(?i)^a.c$')).toEqual({ mapped: '(?i)^a[^\\n]c$' });
+      // Under (?s), RE2's . matches a newline, as PostgreSQL's does: before, [^\n] failed a\nb, which dbt passes.
+      expect(outcome(adapter, '(?s)^a.b$')).toEqual({ mapped: '(?s)^a.b$' });
+      expect(outcome(adapter, '(?is)^\\w.b$')).toEqual({ mapped: '(?is)^[0-9A-Za-z_].b$' });
+    }
   });
 });
