@@ -4176,12 +4176,14 @@ export interface operations {
                 tableId?: string;
                 /** @description `true`: every request, DISMISSED and RESOLVED ones too (`recertification list --all`). */
                 all?: "true" | "false";
-                /** @description Only the requests whose id starts with this (case-insensitive; taken as it is: `%`, `_` and `\` are no wildcards), ordered by id in code-point order instead of oldest first. How TAB completes `recertification dismiss`: a page (`limit`) of open requests costs the same at 20 of them or 100,000. The other filters apply as without it; an empty prefix is a 400 `invalid_query`. A service from before it answers 400 `invalid_query` naming it among the unknown parameters. */
+                /** @description Only the requests whose id starts with this (case-insensitive; taken as it is: `%`, `_` and `\` are no wildcards), ordered by id in code-point order instead of oldest first. How TAB completes `recertification dismiss`: a page (`limit`, `total=false`) of open requests costs the same at 20 of them or 100,000. The other filters apply as without it; an empty prefix is a 400 `invalid_query`. A service from before it answers 400 `invalid_query` naming it among the unknown parameters. */
                 prefix?: string;
-                /** @description Pages of at most this many requests (1-1000, default 100 once paging): the answer then carries nextCursor, and total on its first page. Without limit or cursor, every request in one answer. */
+                /** @description Pages of at most this many requests (1-1000, default 100 once paging): the answer then carries nextCursor, and total on its first page (unless total=false). Without limit or cursor, every request in one answer. */
                 limit?: number;
                 /** @description The nextCursor of the previous page (same filters); a cursor of a list with `prefix` pages only a list with it, and one without only a list without (400 `invalid_query` otherwise). */
                 cursor?: string;
+                /** @description false: the first page leaves out total (counting 100,000 open requests costs the embedded database more than the page itself); how TAB asks for a page by `prefix`. A service from before it answers 400 `invalid_query` naming it among the unknown parameters. */
+                total?: boolean;
             };
             header?: never;
             path?: never;

@@ -97,6 +97,21 @@ describe.each(ENGINES)('GET /api/recertification-requests?prefix= on $engine', (
     expect(everything.total).toBe(22);
   });
 
+  it('leaves the total out with total=false, the pages the same', needs(skip), async () => {
+    const counted = await withPrefix('rcr_', '&limit=40');
+    const uncounted = await withPrefix('rcr_', '&limit=40&total=false');
+    expect(counted.body.total).toBe(COPIES);
+    expect(uncounted.status).toBe(200);
+    expect(uncounted.body).not.toHaveProperty('total');
+    expect(uncounted.body.requests).toEqual(counted.body.requests);
+    expect(uncounted.body.nextCursor).toBe(counted.body.nextCursor);
+    const refused = await withPrefix('rcr_', '&limit=40&total=maybe');
+    expect(refused).toMatchObject({
+      status: 400,
+      body: { error: { code: 'invalid_query', details: { parameter: 'total' } } },
+    });
+  });
+
   it('takes %, _ and \\ in a prefix as themselves', needs(skip), async () => {
     for (const prefix of ['%', '_', 'rcr%', 'rcr_pre\\', `rcr'; DROP TABLE gds.tables; --`]) {
       const response = await withPrefix(prefix, '&limit=10');

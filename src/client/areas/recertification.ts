@@ -26,9 +26,9 @@ export interface RecertificationApi {
   ): Promise<RecertificationRequest[]>;
   /**
    * Up to `limit` (1-1,000) OPEN requests whose id starts with `prefix` (case-insensitive), ordered by id, in one
-   * request (`prefix`; an empty one asks for the list's first page): how TAB completes a request's id. A
-   * service from before `prefix` refuses it (or, ignoring it, answers other ids): its whole list is then read
-   * and filtered, every match kept.
+   * request (`prefix`; an empty one asks for the list's first page), without the list's total
+   * (`total=false`): how TAB completes a request's id. A service from before `prefix` refuses it and `total`
+   * (or, ignoring prefix, answers other ids): its whole list is then read and filtered, every match kept.
    */
   startingWith(prefix: string, limit: number, options?: CallOptions): Promise<RecertificationRequest[]>;
   /**
@@ -89,12 +89,13 @@ export function recertificationApi(transport: Transport): RecertificationApi {
         const { requests } = await transport.send<Schema<'RecertificationRequestList'>>({
           method: 'GET',
           path: '/api/recertification-requests',
-          query: { prefix: prefix === '' ? undefined : prefix, limit },
+          // No total: counting every match costs the service more than the page.
+          query: { prefix: prefix === '' ? undefined : prefix, limit, total: 'false' },
           ...options,
         });
         if (requests.every(matches)) return requests;
       } catch (error) {
-        if (!refusesParameter(error, 'prefix')) throw error;
+        if (!refusesParameter(error, 'prefix', 'total')) throw error;
       }
       // A service from before `prefix`: the whole list, as it was read before.
       return (await api.listRequests({}, options)).filter(matches);

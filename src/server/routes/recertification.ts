@@ -20,7 +20,7 @@ import { decodeListCursor, decodeMatchCursor, encodeListCursor } from '../list-c
 import { recertify } from '../governance/recertify.js';
 import { idempotencyKeyOf } from '../idempotency.js';
 import type { Query } from '../query.js';
-import { intParam, rejectUnknownParams, repeatedStringParam, stringParam } from '../query.js';
+import { booleanParam, intParam, rejectUnknownParams, repeatedStringParam, stringParam } from '../query.js';
 
 /** The requests one read of signals may name (their ids in the URL stay within any proxy's limit). */
 const MAX_SIGNAL_REQUESTS = 100;
@@ -37,7 +37,7 @@ export function recertificationRoutes(app: FastifyInstance, ctx: AppContext): vo
 
   app.get('/api/recertification-requests', async (request: FastifyRequest<{ Querystring: Query }>) => {
     const caller = requireSession(await callerOf(ctx, request));
-    rejectUnknownParams(request.query, ['tableId', 'all', 'prefix', 'limit', 'cursor']);
+    rejectUnknownParams(request.query, ['tableId', 'all', 'prefix', 'limit', 'cursor', 'total']);
     const all = stringParam(request.query, 'all');
     if (all !== undefined && all !== 'true' && all !== 'false') {
       throw badRequest('invalid_query', 'all is true or false.', { parameter: 'all' });
@@ -45,6 +45,8 @@ export function recertificationRoutes(app: FastifyInstance, ctx: AppContext): vo
     const cursor = stringParam(request.query, 'cursor');
     // The requests whose id starts with it, ordered by id: what TAB completion asks (as the table list's prefix).
     const prefix = stringParam(request.query, 'prefix');
+    // false: no total on the first page (counting 100,000 open requests costs more than the page; TAB asks so).
+    const withTotal = booleanParam(request.query, 'total', true);
     // As the table list: without limit or cursor every request in one answer; with either, pages by key.
     const paged = cursor !== undefined || request.query.limit !== undefined;
     const query = {
@@ -65,7 +67,7 @@ export function recertificationRoutes(app: FastifyInstance, ctx: AppContext): vo
     return {
       requests,
       nextCursor: next === null ? null : encodeListCursor(next),
-      ...(cursor === undefined
+      ...(cursor === undefined && withTotal
         ? { total: next === null ? requests.length : await countRequests(ctx.db, caller.workspaceId, query) }
         : {}),
     };
