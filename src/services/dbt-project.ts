@@ -1,7 +1,7 @@
 // Finds and reads a dbt project's artifacts (`--dbt DIR`): DIR/target/manifest.json (and catalog.json), or
 // DIR/manifest.json (and catalog.json) for a folder that holds them; the seeds' CSV headers when DIR is the
 // project. Then declareDbtProject (pure) reads them. Every refusal is a CliError with exit 2 and the fix.
-import { open, stat } from 'node:fs/promises';
+import { open, readFile, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { CliError, ExitCode } from '../core/errors.js';
@@ -32,7 +32,7 @@ import {
   readQuoting,
 } from '../core/dbt/manifest.js';
 import type { CatalogTable, Manifest, ManifestOutline } from '../core/dbt/manifest.js';
-import { catalogOlder, LAST_RUN_RESULT_FIELDS } from '../core/dbt/last-run.js';
+import { catalogOlder, LAST_RUN_RESULT_FIELDS, readLastRun } from '../core/dbt/last-run.js';
 import { JsonSyntaxError, readJsonMembers } from '../io/json-members.js';
 import type { JsonMembersOptions } from '../io/json-members.js';
 import type {
@@ -488,6 +488,39 @@ async function readLastRunFile(
   }
 }
 
+/** The most of a model's SQL in target/run that is read (a model's DDL is its compiled SQL and a few lines). */
+const MAX_RUN_SQL_BYTES = 4 * 1024 * 1024;
+
+/**
+ * The SQL dbt last ran for each model the last command only compiled (DbtArtifacts.runSql): target/run/<package>/
+ * <original_file_path>, which dbt run and build write and dbt compile leaves as it was. A file missing, larger
+ * than MAX_RUN_SQL_BYTES or outside target/run is left out.
+ */
+async function readRunSql(
+  targetDir: string,
+  runResults: unknown,
+  manifest: Manifest,
+): Promise<Record<string, string> | undefined> {
+  const run = readLastRun(runResults);
+  if (run === undefined) return undefined;
+  const runDir = join(targetDir, 'run');
+  const found: Record<string, string> = {};
+  for (const [id, result] of run.results) {
+    if (result.status !== 'success' || run.built.has(id)) continue;
+    const node = manifest.nodes.get(id);
+    if (node?.resourceType !== 'model' || node.originalFilePath === undefined) continue;
+    const path = resolve(runDir, node.packageName, node.originalFilePath);
+    if (!isInsideFolder(runDir, path)) continue;
+    const size = await stat(path).then(
+      (info) => (info.isFile() ? info.size : undefined),
+      () => undefined,
+    );
+    if (size === undefined || size > MAX_RUN_SQL_BYTES) continue;
+    found[id] = await readFile(path, 'utf8');
+  }
+  return Object.keys(found).length === 0 ? undefined : found;
+}
+
 /** What `result:` and `source_status:` compare with, read only when the selection may use them. */
 async function readPreviousRun(
   reads: SelectionReads,
@@ -568,6 +601,10 @@ export async function loadDbtProject(
     manifest,
     warnings,
   );
+  const runSql =
+    runResults === undefined
+      ? undefined
+      : await readRunSql(dirname(files.manifestPath), runResults, manifest);
   const warehouse =
     manifest.adapter === 'postgres' && options.warehouse !== undefined
       ? await options.warehouse()
@@ -581,6 +618,7 @@ export async function loadDbtProject(
         ...(state === undefined ? {} : { state }),
         previous,
         ...(runResults === undefined ? {} : { runResults }),
+        ...(runSql === undefined ? {} : { runSql }),
         ...(quoting === undefined ? {} : { quoting }),
         ...(warehouse === undefined ? {} : { warehouse }),
       },

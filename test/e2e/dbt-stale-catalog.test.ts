@@ -61,41 +61,66 @@ afterAll(async () => {
   await server?.close();
 });
 
+/** target/ of the copied project, and the file of stg_orders' DDL that dbt run wrote there. */
+const targetFile = (name: string) => join(project, 'target', name);
+const STG_ORDERS_DDL = 'run/jaffle_dbt/models/staging/stg_orders.sql';
+
+/**
+ * stg_orders' SQL without order_date, as dbt compile (`-s stg_orders` when `only`) writes it: a new manifest
+ * and a run_results.json of the compile, its results' messages and adapter responses empty. `ddl`: target/run's
+ * DDL of the new SQL too, as an earlier dbt run of it wrote it. Gives back what restores the three files.
+ */
+async function compileWithoutOrderDate(options: {
+  only?: boolean;
+  ddl?: boolean;
+}): Promise<() => Promise<void>> {
+  const files = ['manifest.json', 'run_results.json', STG_ORDERS_DDL].map(targetFile);
+  const texts = await Promise.all(files.map((path) => readFile(path, 'utf8')));
+  const restore = async () => {
+    await Promise.all(files.map((path, i) => writeFile(path, texts[i] ?? '')));
+  };
+  const manifest = JSON.parse(texts[0] ?? '') as {
+    metadata: { generated_at: string };
+    nodes: Record<string, { compiled_code: string }>;
+  };
+  const node = manifest.nodes['model.jaffle_dbt.stg_orders'];
+  if (node === undefined) throw new Error('the fixture has no stg_orders');
+  node.compiled_code = node.compiled_code.replace(/\n\s*order_date,/, '');
+  const now = new Date().toISOString();
+  manifest.metadata.generated_at = now;
+  const run = JSON.parse(texts[1] ?? '') as {
+    metadata: { generated_at: string };
+    args: { which: string };
+    results: Array<Record<string, unknown>>;
+  };
+  run.metadata.generated_at = now;
+  run.args.which = 'compile';
+  if (options.only === true)
+    run.results = run.results.filter((r) => r['unique_id'] === 'model.jaffle_dbt.stg_orders');
+  for (const result of run.results) Object.assign(result, { message: null, adapter_response: {} });
+  await Promise.all([
+    writeFile(files[0] ?? '', JSON.stringify(manifest)),
+    writeFile(files[1] ?? '', JSON.stringify(run)),
+    ...(options.ddl === true
+      ? [
+          writeFile(
+            files[2] ?? '',
+            `\n  create view "jaffle_dbt"."main"."stg_orders__dbt_tmp" as (\n    ${node.compiled_code}\n  );`,
+          ),
+        ]
+      : []),
+  ]);
+  return restore;
+}
+
 describe('a model whose columns changed since dbt docs generate', needs(noSharedFixtures), () => {
   it('after dbt compile only (run_results.json says so), keeps the catalog: no change is planned', async () => {
     const first = await gds(['apply', ...onDev(), '--yes']);
     expect(first.code, first.stderr).toBe(0);
     // The SQL changes and dbt compile writes a new manifest and a run_results.json of the compile; the view
-    // is not rebuilt, so the warehouse (and the catalog) still have order_date.
-    const manifestPath = join(project, 'target/manifest.json');
-    const runPath = join(project, 'target/run_results.json');
-    const [manifestText, runText] = await Promise.all([
-      readFile(manifestPath, 'utf8'),
-      readFile(runPath, 'utf8'),
-    ]);
+    // is not rebuilt, so the warehouse (and the catalog) still have order_date, as target/run's DDL.
+    const restore = await compileWithoutOrderDate({});
     try {
-      const manifest = JSON.parse(manifestText) as {
-        metadata: { generated_at: string };
-        nodes: Record<string, { compiled_code: string }>;
-      };
-      const node = manifest.nodes['model.jaffle_dbt.stg_orders'];
-      if (node === undefined) throw new Error('the fixture has no stg_orders');
-      node.compiled_code = node.compiled_code.replace(/\n\s*order_date,/, '');
-      const now = new Date().toISOString();
-      manifest.metadata.generated_at = now;
-      const run = JSON.parse(runText) as {
-        metadata: { generated_at: string };
-        args: { which: string };
-        results: Array<Record<string, unknown>>;
-      };
-      run.metadata.generated_at = now;
-      run.args.which = 'compile';
-      for (const result of run.results) Object.assign(result, { message: null, adapter_response: {} });
-      await Promise.all([
-        writeFile(manifestPath, JSON.stringify(manifest)),
-        writeFile(runPath, JSON.stringify(run)),
-      ]);
-
       const plan = await gds(['plan', ...onDev(), '--json']);
       expect(plan.code, plan.stderr).toBe(0);
       expect(jsonLines(plan.stdout).at(-1)).toMatchObject({ summary: { create: 0, replace: 0, remove: 0 } });
@@ -103,7 +128,27 @@ describe('a model whose columns changed since dbt docs generate', needs(noShared
       expect(plan.stderr).toContain('not rebuilt since the catalog');
       expect(plan.stderr).toContain('dbt compile');
     } finally {
-      await Promise.all([writeFile(manifestPath, manifestText), writeFile(runPath, runText)]);
+      await restore();
+    }
+  });
+
+  it('after dbt run then dbt compile (target/run holds the build of its new SQL), is planned from its compiled SQL', async () => {
+    const first = await gds(['apply', ...onDev(), '--yes']);
+    expect(first.code, first.stderr).toBe(0);
+    // dbt run -s stg_orders rebuilds the view of the new SQL (writing target/run's DDL of it), then dbt compile
+    // -s stg_orders writes a run_results.json of the compile alone: the warehouse no longer has order_date,
+    // though the last command only compiled the model.
+    const restore = await compileWithoutOrderDate({ only: true, ddl: true });
+    try {
+      const plan = await gds(['plan', ...onDev(), '--json']);
+      expect(plan.code, plan.stderr).toBe(0);
+      expect(linesWhere(jsonLines(plan.stdout), ['action', 'replace'], 'table', 'changes')).toEqual([
+        ['stg_orders', { definition: true, gate1: true, contract: false }],
+      ]);
+      expect(plan.stderr).toContain('target/run holds its build of this SQL');
+      expect(plan.stderr).not.toContain('not rebuilt since the catalog');
+    } finally {
+      await restore();
     }
   });
 

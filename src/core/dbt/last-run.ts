@@ -9,8 +9,12 @@
 import { isEntry, text } from './manifest.js';
 import { readRunResults, subcommandOf } from '../dbt-run.js';
 
-/** Whether the last run rebuilt a node since the catalog, or why not (a clause: "its result there is error"). */
-export type SinceCatalog = { rebuilt: true } | { rebuilt: false; why: string };
+/**
+ * Whether the last run rebuilt a node since the catalog, or why not (a clause: "its result there is error");
+ * `compiledOnly`: the last command only compiled it (dbt compile, show), which says nothing of a build between
+ * the catalog and it (target/run's SQL may: hidByCompile).
+ */
+export type SinceCatalog = { rebuilt: true } | { rebuilt: false; why: string; compiledOnly?: true };
 
 /** target/run_results.json read for judging the catalog, each node's result by its unique id. */
 export interface LastRun {
@@ -95,13 +99,13 @@ export function rebuiltSinceCatalog(
   const result = run.results.get(uniqueId);
   if (result === undefined) return undefined;
   if (!run.built.has(uniqueId))
-    return {
-      rebuilt: false,
-      why:
-        result.status === 'success'
-          ? `${said} built nothing for it (${run.command} only compiled it)`
-          : `its result in ${said} is ${result.status}`,
-    };
+    return result.status === 'success'
+      ? {
+          rebuilt: false,
+          why: `${said} built nothing for it (${run.command} only compiled it)`,
+          compiledOnly: true,
+        }
+      : { rebuilt: false, why: `its result in ${said} is ${result.status}` };
   const catalogInstant = instant(catalogAt);
   if (Number.isNaN(catalogInstant)) return undefined;
   const completed = instant(result.completedAt);
@@ -109,4 +113,16 @@ export function rebuiltSinceCatalog(
   if (!(at > catalogInstant))
     return { rebuilt: false, why: `${said} rebuilt it before catalog.json was written` };
   return { rebuilt: true };
+}
+
+/**
+ * Whether the SQL dbt last ran for a model (target/run/…, its DDL: `create view … as (` the compiled SQL `)`)
+ * is a build of its compiled SQL now, white space aside: then a dbt run or build ran this SQL, and where the
+ * catalog lists other columns than it selects, it ran after dbt docs generate read the warehouse, though the
+ * last command (dbt compile) says only that it compiled the model.
+ */
+export function ranCompiledSql(runSql: string, compiledSql: string): boolean {
+  const flat = (sql: string) => sql.replace(/\s+/g, ' ').trim();
+  const compiled = flat(compiledSql);
+  return compiled !== '' && flat(runSql).includes(compiled);
 }

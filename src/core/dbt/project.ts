@@ -20,7 +20,7 @@ import { findColumn, fromPostgresName, relationQuoting, warehouseName, writtenNa
 import { attachedNode, resolveCall } from './attached.js';
 import { constraintTests } from './constraints.js';
 import { declaredArtifact } from './declared-artifact.js';
-import { catalogOlder, readLastRun, rebuiltSinceCatalog, type LastRun } from './last-run.js';
+import { catalogOlder, ranCompiledSql, readLastRun, rebuiltSinceCatalog, type LastRun } from './last-run.js';
 import { writtenByFusion } from './fusion.js';
 import { defaultIndirectSelection, selectDbt } from './select.js';
 import type { CommentedItem } from './gate1-text.js';
@@ -649,7 +649,12 @@ class ProjectReader {
       this.lastRun === undefined
         ? undefined
         : rebuiltSinceCatalog(this.lastRun, node.uniqueId, table.generatedAt ?? '');
-    if (since?.rebuilt === false)
+    const builtSince =
+      since?.rebuilt === false && since.compiledOnly === true
+        ? this.artifacts.runSql?.[node.uniqueId]
+        : undefined;
+    const hidden = builtSince !== undefined && ranCompiledSql(builtSince, node.compiledSql);
+    if (since?.rebuilt === false && !hidden)
       return {
         ok: true,
         columns: table.columns,
@@ -663,7 +668,7 @@ class ProjectReader {
         return held ?? { name: c.name, type: documented.get(key(c.name)) ?? c.type ?? 'unknown' };
       }),
       from: 'compiled_sql',
-      note: `${older} and its columns are not the ones the compiled SQL selects now (${changes}): the SQL's columns are declared; run dbt docs generate for their warehouse types`,
+      note: `${older} and its columns are not the ones the compiled SQL selects now (${changes})${hidden && since?.rebuilt === false ? `, and though ${since.why}, target/run holds its build of this SQL (a dbt run or build since the catalog)` : ''}: the SQL's columns are declared; run dbt docs generate for their warehouse types`,
     };
   }
 

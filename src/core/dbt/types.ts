@@ -217,6 +217,12 @@ export interface DbtArtifacts {
    * rebuilt since (last-run.ts).
    */
   runResults?: unknown;
+  /**
+   * The SQL dbt last ran for a model (target/run/<package>/<original_file_path>, which dbt run and build write
+   * and dbt compile does not), by unique id: read for the models that run_results.json says the last command
+   * only compiled, whose earlier build since the catalog it would otherwise hide (last-run.ts).
+   */
+  runSql?: Record<string, string>;
   /** The project's `quoting:` (dbt_project.yml), when the project folder holds one. */
   quoting?: QuotePolicy;
   /**
