@@ -1,7 +1,7 @@
 // Finds and reads a dbt project's artifacts (`--dbt DIR`): DIR/target/manifest.json (and catalog.json), or
 // DIR/manifest.json (and catalog.json) for a folder that holds them; the seeds' CSV headers when DIR is the
 // project. Then declareDbtProject (pure) reads them. Every refusal is a CliError with exit 2 and the fix.
-import { open, readFile, stat } from 'node:fs/promises';
+import { open, realpath, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { CliError, ExitCode } from '../core/errors.js';
@@ -494,7 +494,7 @@ const MAX_RUN_SQL_BYTES = 4 * 1024 * 1024;
 /**
  * The SQL dbt last ran for each model the last command only compiled (DbtArtifacts.runSql): target/run/<package>/
  * <original_file_path>, which dbt run and build write and dbt compile leaves as it was. A file missing, larger
- * than MAX_RUN_SQL_BYTES or outside target/run is left out.
+ * than MAX_RUN_SQL_BYTES, outside target/run (by its name or a symlink) or that cannot be read is left out.
  */
 async function readRunSql(
   targetDir: string,
@@ -519,18 +519,36 @@ async function readRunSql(
     if (isInsideFolder(runDir, path)) paths.push([id, path]);
   }
   const found: Record<string, string> = {};
+  if (paths.length === 0) return undefined;
+  // A symlink may lead out of target/run (the project's folder): only a file that is inside it once resolved.
+  const realRunDir = await realpath(runDir).catch(() => undefined);
+  if (realRunDir === undefined) return undefined;
   // 32 files at a time: 5,000 models of a dbt compile took 0.8-1.4 s one by one, 0.4-0.6 s so (a loaded machine).
   for (let at = 0; at < paths.length; at += 32)
     await Promise.all(
       paths.slice(at, at + 32).map(async ([id, path]) => {
-        const size = await stat(path).then(
-          (info) => (info.isFile() ? info.size : undefined),
-          () => undefined,
-        );
-        if (size !== undefined && size <= MAX_RUN_SQL_BYTES) found[id] = await readFile(path, 'utf8');
+        const sql = await readRunFile(realRunDir, path);
+        if (sql !== undefined) found[id] = sql;
       }),
     );
   return Object.keys(found).length === 0 ? undefined : found;
+}
+
+/**
+ * A model's target/run file, when it is a regular file of UTF-8 of at most MAX_RUN_SQL_BYTES inside `realRunDir`
+ * once its symlinks are resolved; undefined otherwise, and when it cannot be read (another owner's, or removed
+ * by a dbt clean meanwhile): it only tells whether a build since the catalog happened.
+ */
+async function readRunFile(realRunDir: string, path: string): Promise<string | undefined> {
+  try {
+    const real = await realpath(path);
+    if (!isInsideFolder(realRunDir, real)) return undefined;
+    // A regular file only (a FIFO is not waited on), no larger than the limit, UTF-8.
+    return (await readBoundedText(real, { flag: '--dbt', maxBytes: MAX_RUN_SQL_BYTES, what: 'a dbt run file' }))
+      .text;
+  } catch {
+    return undefined;
+  }
 }
 
 /** What `result:` and `source_status:` compare with, read only when the selection may use them. */
