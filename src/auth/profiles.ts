@@ -55,6 +55,13 @@ export async function saveProfile(
   return (await save(name, fields, secrets, options, undefined)) as SavedProfile;
 }
 
+/** A refresh token's fingerprint, as RefreshInFlight.refreshTokenSha256 records it (never the token itself). */
+export function refreshTokenFingerprint(refreshToken: string): string {
+  // Loaded here, as config.ts does: node:crypto costs at start-up and only a refresh needs it.
+  const { createHash } = process.getBuiltinModule('node:crypto');
+  return createHash('sha256').update(refreshToken).digest('hex').slice(0, 16);
+}
+
 /**
  * A token refresh's save (refresh.ts): as saveProfile, only while the profile still records the refresh that
  * presented the refresh token of fingerprint `claim` (RefreshInFlight.refreshTokenSha256); undefined, and

@@ -28,7 +28,7 @@ import { addRunSecret } from '../core/redact.js';
 import { debugLog } from './debug-log.js';
 import { finishBeforeExit, SAVE_BOUND_MS } from './finish-before-exit.js';
 import type { ProfileFields } from './profiles.js';
-import { saveRefreshedProfile } from './profiles.js';
+import { refreshTokenFingerprint as fingerprint, saveRefreshedProfile } from './profiles.js';
 import { holderAlive, holderOf, holderStopped, presenting } from './refresh-holder.js';
 import { keychainTimeoutMs, readSecrets } from './secret-store.js';
 import { createApiClient, ApiError, NetworkError } from '../client/index.js';
@@ -398,12 +398,6 @@ async function forgetInFlight(profileName: string, options: SessionAuthOptions):
     },
     { env: options.env, warn: options.warn },
   );
-}
-
-function fingerprint(refreshToken: string): string {
-  // Loaded here, as config.ts does: node:crypto costs at start-up and only a refresh needs it.
-  const { createHash } = process.getBuiltinModule('node:crypto');
-  return createHash('sha256').update(refreshToken).digest('hex').slice(0, 16);
 }
 
 async function readSession(profileName: string, options: SessionAuthOptions): Promise<StoredSession> {
