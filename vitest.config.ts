@@ -51,6 +51,8 @@ const ISOLATED = [
   'test/auth/config-lock-takeover.test.ts',
   'test/auth/refresh-after-logout.test.ts',
   'test/server/gates/submit-in-flight.test.ts',
+  'test/auth/refresh-lost-lock-keychain.test.ts',
+  'test/services/dbt-run-sql-reads.test.ts',
 ];
 
 export default defineConfig({
