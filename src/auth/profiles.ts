@@ -135,16 +135,31 @@ async function save(
     // sign-in may have stored its own tokens there, which stay.
     if (placement.storage === 'keychain') {
       if (!(await lockLost())) await forget(name, profile, options);
-      else await forgetIfStill(name, profile, secrets, options);
+      else await forgetIfStill(name, profile, (stored) => sameSecrets(stored, secrets), options);
     }
     return undefined;
   }
-  // The secrets moved to the file: the keychain must not keep an older copy (unless the lock was lost: the entry
-  // may be another gds's by now; the next save into the keychain replaces it).
-  if (previous?.secretRef !== undefined && placement.storage === 'file' && !(await lockLost()))
-    await forget(name, previous, options);
+  // The secrets moved to the file: the keychain must not keep an older copy, which the profile no longer names
+  // (a logout would leave it). Once the lock was lost the entry may be another gds's by now (a sign-in that
+  // stored its tokens and has yet to write the profile): only while it still holds the refresh token this
+  // refresh spent.
+  if (previous?.secretRef !== undefined && placement.storage === 'file') {
+    if (!(await lockLost())) await forget(name, previous, options);
+    else
+      await forgetIfStill(
+        name,
+        previous,
+        (stored) =>
+          stored.refreshToken !== undefined && refreshTokenFingerprint(stored.refreshToken) === claim,
+        options,
+      );
+  }
   return { name, profile, storage: placement.storage, active };
 }
+
+/** Whether a keychain entry holds these very secrets. */
+const sameSecrets = (stored: ProfileSecrets, secrets: ProfileSecrets) =>
+  (['token', 'accessToken', 'refreshToken'] as const).every((field) => stored[field] === secrets[field]);
 
 export interface StaticProfileInput {
   name: string;
@@ -291,24 +306,22 @@ async function forget(name: string, profile: Profile, options: ProfileOptions): 
 }
 
 /**
- * Deletes the keychain entry `profile` names only while it still holds `secrets` (what this gds wrote there):
- * without the profile's lock, another gds may have stored its own secrets in it since. Read and delete are two
- * keychain calls: only another write landing between them is not seen.
+ * Deletes the keychain entry `profile` names only while it still holds what this gds knows there (`ours`: what
+ * it wrote, or the tokens it replaced): without the profile's lock, another gds may have stored its own secrets
+ * in it since. Read and delete are two keychain calls: only another write landing between them is not seen.
  */
 async function forgetIfStill(
   name: string,
   profile: Profile,
-  secrets: ProfileSecrets,
+  ours: (stored: ProfileSecrets) => boolean,
   options: ProfileOptions,
 ): Promise<void> {
   const stored = await readSecrets(profile, options).catch(() => undefined);
-  const fields = ['token', 'accessToken', 'refreshToken'] as const;
-  const ours =
-    stored?.storage === 'keychain' && fields.every((field) => stored.secrets[field] === secrets[field]);
+  const still = stored?.storage === 'keychain' && ours(stored.secrets);
   debugLog(
-    `profile ${name}: lock lost; its keychain entry ${ours ? 'still holds' : 'no longer holds'} these tokens`,
+    `profile ${name}: lock lost; its keychain entry ${still ? 'still holds' : 'no longer holds'} our tokens`,
   );
-  if (ours) await forget(name, profile, options);
+  if (still) await forget(name, profile, options);
 }
 
 function firstProfile(config: GdsConfig): string | null {

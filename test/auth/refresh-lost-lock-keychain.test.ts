@@ -168,3 +168,33 @@ it.each([
   },
   60_000,
 );
+
+it('lost before it saves, nobody else writing: its tokens go to the file and the old entry goes, so a logout leaves none', async () => {
+  // The lock is lost (a laptop asleep while the request was out) but no other gds wrote the profile: the entry
+  // still holds the tokens this refresh spent, which the profile, its tokens now in the file, no longer names.
+  const before = await expiringSession();
+  answered.hook = takeOver;
+  const refreshed = await refreshUnderLock('work', before.accessToken, false, { env });
+  expect(refreshed.accessToken).not.toBe(before.accessToken);
+  const profile = (await loadConfig({ env })).profiles.work;
+  expect(profile).toMatchObject({ kind: 'session', accessToken: refreshed.accessToken });
+  expect(profile).not.toHaveProperty('secretRef');
+  expect([...keychain.entries.values()], 'no entry holds the spent tokens').toEqual([]);
+
+  await removeProfile('work', { env });
+  expect((await loadConfig({ env })).profiles).toEqual({});
+  expect([...keychain.entries.keys()]).toEqual([]);
+}, 60_000);
+
+it('lost before it saves, a sign-in stored its entry but not yet its profile: the sign-in keeps its entry', async () => {
+  const before = await expiringSession();
+  // The sign-in's keychain write landed while the refresh's request was out; its config write comes later.
+  answered.hook = () => {
+    takeOver();
+    const account = [...keychain.entries.keys()][0] ?? '';
+    keychain.entries.set(account, JSON.stringify(signedIn));
+  };
+  const refreshed = await refreshUnderLock('work', before.accessToken, false, { env });
+  expect(refreshed.accessToken).not.toBe(before.accessToken);
+  expect([...keychain.entries.values()].map((v) => JSON.parse(v) as unknown)).toEqual([signedIn]);
+}, 60_000);
