@@ -544,8 +544,9 @@ async function readRunFile(realRunDir: string, path: string): Promise<string | u
     const real = await realpath(path);
     if (!isInsideFolder(realRunDir, real)) return undefined;
     // A regular file only (a FIFO is not waited on), no larger than the limit, UTF-8.
-    return (await readBoundedText(real, { flag: '--dbt', maxBytes: MAX_RUN_SQL_BYTES, what: 'a dbt run file' }))
-      .text;
+    return (
+      await readBoundedText(real, { flag: '--dbt', maxBytes: MAX_RUN_SQL_BYTES, what: 'a dbt run file' })
+    ).text;
   } catch {
     return undefined;
   }
