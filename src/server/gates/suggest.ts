@@ -63,7 +63,8 @@ export async function suggestGate1(db: Db, table: GateTable): Promise<Suggestion
         const extra = numeric
           ? `, min(${id})::float8 AS min, max(${id})::float8 AS max`
           : VALUE_PATTERNS.map(
-              (p) => `, count(*) FILTER (WHERE ${id}::text ~ ${params.add(p.regex)}::text)::float8 AS "${p.id}"`,
+              (p) =>
+                `, count(*) FILTER (WHERE ${id}::text ~ ${params.add(p.regex)}::text)::float8 AS "${p.id}"`,
             ).join('');
         const cte = relation.rowsCte(params);
         const [row] = await tx.query<Record<string, number | null>>(

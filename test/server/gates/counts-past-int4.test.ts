@@ -103,7 +103,10 @@ describe.each(ENGINES)('counts past 2^31 on $engine', (engine) => {
     expect(proof.results.filter((r) => /out of range/.test(r.detail))).toEqual([]);
     // The seeded customers: 10 rows, 9 customer_id values (1004 twice), 3 country values and 2 nulls.
     expect(proof.rowsChecked).toBe(HUGE + 10);
-    expect(result('record_count')).toMatchObject({ passed: true, detail: expect.stringContaining(`${HUGE + 10} rows`) });
+    expect(result('record_count')).toMatchObject({
+      passed: true,
+      detail: expect.stringContaining(`${HUGE + 10} rows`),
+    });
     // Each key counts HUGE more than its rows, so each is "duplicated": 9 keys over 9 * HUGE + 10 rows.
     expect(result('grain_uniqueness')).toMatchObject({ passed: false, failingRows: 9 * HUGE + 10 });
     expect(result('grain_uniqueness')?.detail).toContain(`${HUGE + 9} grain key values`);

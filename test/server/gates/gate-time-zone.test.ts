@@ -94,16 +94,20 @@ describe.each(ENGINES)('the gates’ clock on $engine, whose database is at UTC+
       expect(proof.results.find((r) => r.name === name)).toMatchObject({ passed: true, failingRows: 0 });
   });
 
-  it('certify finds the rows its checks read unchanged, and its own zone as it was', needs(engine.skip), async () => {
-    const { rowsDigest } = await runGate1WithDigest(opened(), contacts, { clock: Date.now });
-    const [changed, zone] = await opened().transaction(async (tx) => {
-      const moved = await rowsChangedSince(tx, contacts, rowsDigest);
-      const [row] = await tx.query<{ zone: string }>(`SELECT current_setting('TimeZone') AS zone`);
-      return [moved, row?.zone];
-    });
-    expect(changed).toBe(false);
-    expect(zone).toBe(ZONE);
-  });
+  it(
+    'certify finds the rows its checks read unchanged, and its own zone as it was',
+    needs(engine.skip),
+    async () => {
+      const { rowsDigest } = await runGate1WithDigest(opened(), contacts, { clock: Date.now });
+      const [changed, zone] = await opened().transaction(async (tx) => {
+        const moved = await rowsChangedSince(tx, contacts, rowsDigest);
+        const [row] = await tx.query<{ zone: string }>(`SELECT current_setting('TimeZone') AS zone`);
+        return [moved, row?.zone];
+      });
+      expect(changed).toBe(false);
+      expect(zone).toBe(ZONE);
+    },
+  );
 });
 
 function fail(message: string): never {
