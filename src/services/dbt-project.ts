@@ -14,6 +14,7 @@ import {
   DbtSelectionError,
   declareDbtProject,
   prepareDbtReader,
+  REBUILT_WHOLE,
 } from '../core/dbt/project.js';
 import { csvHeader } from '../core/dbt/csv.js';
 import {
@@ -510,19 +511,16 @@ async function readRunSql(
     if (result.status !== 'success' || run.built.has(id)) continue;
     const node = manifest.nodes.get(id);
     if (node?.resourceType !== 'model' || node.originalFilePath === undefined) continue;
-    if (
-      node.compiledSql === undefined ||
-      !['view', 'table'].includes((node.materialized ?? 'view').toLowerCase())
-    )
+    if (node.compiledSql === undefined || !REBUILT_WHOLE.has((node.materialized ?? 'view').toLowerCase()))
       continue;
     const path = resolve(runDir, node.packageName, node.originalFilePath);
     if (isInsideFolder(runDir, path)) paths.push([id, path]);
   }
-  const found: Record<string, string> = {};
   if (paths.length === 0) return undefined;
   // A symlink may lead out of target/run (the project's folder): only a file that is inside it once resolved.
   const realRunDir = await realpath(runDir).catch(() => undefined);
   if (realRunDir === undefined) return undefined;
+  const found: Record<string, string> = {};
   // 32 files at a time: 5,000 models of a dbt compile took 0.8-1.4 s one by one, 0.4-0.6 s so (a loaded machine).
   for (let at = 0; at < paths.length; at += 32)
     await Promise.all(

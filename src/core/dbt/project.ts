@@ -699,7 +699,7 @@ class ProjectReader {
 }
 
 /** The materializations that build the relation afresh from the model's SQL on every run. */
-const REBUILT_WHOLE: ReadonlySet<string> = new Set(['view', 'table']);
+export const REBUILT_WHOLE: ReadonlySet<string> = new Set(['view', 'table']);
 
 /**
  * The adapters whose default collation compares text without case (SQL Server's and Synapse's
