@@ -1369,9 +1369,16 @@ function leadingOptions(
     return {
       error:
         `its regex starts with the embedded option (?${flags}): PostgreSQL reads the rest as ${PG_EMBEDDED_OPTIONS[other] ?? `(?${other})`}, ` +
-        `and ${reader} ${engine === 're2' ? (other === 'm' ? 'reads (?m) as multi-line (^ and $ at each line), with . still any character but a newline' : `knows no flag ${other} (its flags are i, m, s and U): dbt's test errors`) : 'documents no embedded option (its options are the parameters argument of REGEXP)'}`,
+        `and ${reader} ${engine === 're2' ? re2ReadsFlag(other) : 'documents no embedded option (its options are the parameters argument of REGEXP)'}`,
     };
   return { dotAll: flags.includes('s') };
+}
+
+/** What RE2 makes of an embedded flag other than i and s (U too never gets here: PostgreSQL refuses it first). */
+function re2ReadsFlag(flag: string): string {
+  return flag === 'm'
+    ? 'reads (?m) as multi-line (^ and $ at each line), with . still any character but a newline'
+    : `knows no flag ${flag} (its flags are i, m, s and U): dbt's test errors`;
 }
 
 /**
