@@ -117,3 +117,15 @@ export function keyedPage<Row extends { id: string; created_key: string }>(
   const last = page.at(-1);
   return { page, next: more && last !== undefined ? { createdAt: last.created_key, id: last.id } : null };
 }
+
+/** As keyedPage, for a list ordered by what each row matched (a prefix list: `matched`, then the id). */
+export function matchedPage<Row extends { id: string }>(
+  rows: Row[],
+  limit: number | undefined,
+  matchedOf: (row: Row) => string,
+): { page: Row[]; next: MatchKey | null } {
+  const more = limit !== undefined && rows.length > limit;
+  const page = more ? rows.slice(0, limit) : rows;
+  const last = page.at(-1);
+  return { page, next: more && last !== undefined ? { matched: matchedOf(last), id: last.id } : null };
+}

@@ -13,7 +13,7 @@ import { badRequest, forbidden, notFound } from '../errors.js';
 import { checkTextLength } from '../input-rule.js';
 import { roleAtLeast } from '../../core/scopes.js';
 import { MAX_NOTE_CHARS } from '../../core/text-bounds.js';
-import { keyedPage, type ListKey, type MatchKey } from '../list-cursor.js';
+import { keyedPage, matchedPage, type ListKey, type MatchKey } from '../list-cursor.js';
 
 /** One signal merged into a request: who sent it, when, why (the request's cause) and its own details. */
 export interface RecertificationSignal {
@@ -369,13 +369,8 @@ async function prefixRequestPage(
       ...(query.afterMatch === undefined ? [] : [query.afterMatch.id]),
     ],
   );
-  const more = query.limit !== undefined && rows.length > query.limit;
-  const page = more ? rows.slice(0, query.limit) : rows;
-  const last = page.at(-1);
-  return {
-    requests: await withSignals(q, page),
-    next: more && last !== undefined ? { matched: last.id, id: last.id } : null,
-  };
+  const { page, next } = matchedPage(rows, query.limit, (row) => row.id);
+  return { requests: await withSignals(q, page), next };
 }
 
 /** How many requests the whole list of `query` holds (paging aside). */

@@ -7,7 +7,7 @@ import { copiedRows } from '../db/handle.js';
 import { slugOf } from '../../core/table-slug.js';
 import { notFound } from '../errors.js';
 import type { Column } from '../records/columns.js';
-import { keyedPage } from '../list-cursor.js';
+import { keyedPage, matchedPage } from '../list-cursor.js';
 import type { ListKey, ListOrder, MatchKey } from '../list-cursor.js';
 
 export interface TableRow {
@@ -344,13 +344,8 @@ async function prefixTablePage(
     ],
     { ...LISTED_TYPES, matched: 'text' },
   );
-  const more = query.limit !== undefined && rows.length > query.limit;
-  const page = more ? rows.slice(0, query.limit) : rows;
-  const last = page.at(-1);
-  return {
-    tables: page.map(({ matched: _, ...table }) => table),
-    next: more && last !== undefined ? { matched: last.matched, id: last.id } : null,
-  };
+  const { page, next } = matchedPage(rows, query.limit, (row) => row.matched);
+  return { tables: page.map(({ matched: _, ...table }) => table), next };
 }
 
 /**
