@@ -454,9 +454,11 @@ async function splitRows(engine: Engine): Promise<BenchRow[]> {
   const answers = createInterface({ input: replay.stdout })[Symbol.asyncIterator]();
   const send = async (request: string): Promise<{ status: number; bytes: number }> => {
     replay.stdin.write(`${request}\n`);
-    const { value } = await answers.next();
+    const { value, done } = await answers.next();
     const [status, bytes] = String(value).split(' ').map(Number);
-    return { status: status ?? 0, bytes: bytes ?? 0 };
+    // A replay that died or was refused measures something else than the plan's request: stop, saying which.
+    if (done === true || status !== 200) throw new Error(`split: ${request} answered ${String(value)}`);
+    return { status, bytes: bytes ?? 0 };
   };
   try {
     const section = `project-scale (${engine}), the server's CPU of a no-change plan`;
