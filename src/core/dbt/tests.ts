@@ -623,22 +623,28 @@ function mapOne(node: ManifestNode, written: ManifestTest, context: TestContext)
         return refused('its group_by_columns: a Gate 1 null rate is of the whole table, not of each group');
       if (where !== undefined) return refused('a where: condition: a Gate 1 null rate has no condition');
       const atMost = kwargs['at_most'] ?? 1;
-      if (typeof atMost !== 'number' || atMost < 1)
+      const most = sqlNumber(atMost);
+      if (typeof most === 'string') return refused(`its at_most ${JSON.stringify(atMost)} ${most}`);
+      if (most === undefined || most.digits < 10 ** most.decimals)
         return refused(
           `its at_most ${JSON.stringify(atMost)}: it fails a column with too few NULLs, which no Gate 1 null rate does`,
         );
-      const rounding = proportionRounding(context);
       const atLeast = kwargs['at_least'];
+      const least = sqlNumber(atLeast);
+      if (typeof least === 'string') return refused(`its at_least ${JSON.stringify(atLeast)} ${least}`);
+      if (least === undefined || least.digits > 10 ** least.decimals)
+        return refused(`its at_least ${JSON.stringify(atLeast)} is no decimal from 0 to 1`);
+      const rounding = proportionRounding(context);
       const kept = typeof rounding === 'object' ? rounding : undefined;
       // Below at_least, a proportion of `rows` rows is at least 1 / (10^d * rows) below it (d: at_least's
       // decimals); rounded or truncated to `kept` decimals, it moves by less than half 10^-kept, so it stays
-      // below exactly when 10^(kept - d) > 2 * rows for every row count dbt's SQL counts.
+      // below exactly when 10^(kept - d) > 2 * rows for every row count dbt's SQL counts. Compared with a
+      // float (at_least written with an exponent, which T-SQL reads as one), it keeps some 15 decimals.
+      const keptDecimals = kept === undefined ? 0 : least.exponent ? Math.min(kept.kept, 15) : kept.kept;
       const unknown =
         rounding === undefined ||
-        (kept !== undefined && 10 ** (kept.kept - (decimalsOf(atLeast) ?? 0)) <= 2 * kept.rows);
-      const fail = nullShareLimit(atLeast, typeof rounding === 'number' ? rounding : undefined);
-      if (fail === undefined)
-        return refused(`its at_least ${JSON.stringify(atLeast)} is no decimal from 0 to 1`);
+        (kept !== undefined && 10 ** (keptDecimals - least.decimals) <= 2 * kept.rows);
+      const fail = nullShareLimit(least, typeof rounding === 'number' ? rounding : undefined);
       return {
         kind: 'nullRate',
         column: col.name,
@@ -646,7 +652,15 @@ function mapOne(node: ManifestNode, written: ManifestTest, context: TestContext)
           field: col.name,
           nullRate: test.severity === 'error' ? { warn: fail, fail } : { warn: fail, fail: 1 },
         },
-        ...(unknown ? { warning: unknownProportionScale(context.adapter, kept?.kept) } : {}),
+        ...(unknown
+          ? {
+              warning: unknownProportionScale(
+                context.adapter,
+                kept?.kept,
+                least.exponent && keptDecimals < (kept?.kept ?? 0),
+              ),
+            }
+          : {}),
       };
     }
     case 'dbt_utils.accepted_range':
@@ -1094,13 +1108,21 @@ function proportionDivisor(context: TestContext): 'numeric' | 'numeric(28,6)' | 
 }
 
 /** Why a not_null_proportion on an adapter gds knows no rounding of may mean otherwise in Gate 1. */
-function unknownProportionScale(adapter: string | undefined, kept: number | undefined): string {
+function unknownProportionScale(
+  adapter: string | undefined,
+  kept: number | undefined,
+  asFloat: boolean,
+): string {
+  const on = `on ${adapter ?? 'its adapter'}`;
   const why =
     kept === undefined
-      ? `on ${adapter ?? 'its adapter'} gds does not know to how many decimals the warehouse rounds the proportion dbt_utils ` +
+      ? `${on} gds does not know to how many decimals the warehouse rounds the proportion dbt_utils ` +
         'divides (sum(…) / cast(count(*) as numeric))'
-      : `on ${adapter ?? 'its adapter'} the proportion dbt_utils divides keeps ${kept} decimals, rounded or truncated ` +
-        '(its documentation does not say), and its at_least has so many decimals that this rounding may decide';
+      : asFloat
+        ? `${on} its at_least, written with an exponent, may be read as a float, and the proportion dbt_utils divides ` +
+          `(of ${kept} decimals) compared as one, of some 15 decimals, and its at_least has so many decimals that this rounding may decide`
+        : `${on} the proportion dbt_utils divides keeps ${kept} decimals, rounded or truncated ` +
+          '(its documentation does not say), and its at_least has so many decimals that this rounding may decide';
   return (
     `${why}, and Gate 1 compares the share of NULLs exactly: where the ` +
     'warehouse rounds it (Snowflake to 6 decimals, so 1 NULL in 2,500,000 rows is a proportion of 1.000000, ' +
@@ -1108,24 +1130,53 @@ function unknownProportionScale(adapter: string | undefined, kept: number | unde
   );
 }
 
-/** The decimals of at_least as written (0.99: 2), or undefined when it is no plain decimal. */
-const decimalsOf = (atLeast: unknown): number | undefined =>
-  typeof atLeast === 'number' ? (/^\d+(?:\.(\d+))?$/.exec(String(atLeast))?.[1]?.length ?? 0) : undefined;
+/** A number as SQL reads it: `digits / 10^decimals`, and whether it is written with an exponent. */
+interface SqlNumber {
+  digits: number;
+  decimals: number;
+  exponent: boolean;
+}
+
+/**
+ * What SQL reads where dbt_utils interpolates at_least or at_most (`not_null_proportion < {{ at_least }}`): a
+ * string as written (PyYAML reads 1e-3, without a dot, as the string "1e-3"), a float as Python prints it
+ * (9.5E-1 as 0.95, 1.0e-5 as 1e-05). Undefined when it is no unsigned decimal; a reason when it has more
+ * digits than gds reads exactly (at most 15 decimals, of an integer below 2^53).
+ */
+function sqlNumber(value: unknown): SqlNumber | string | undefined {
+  if (typeof value === 'number' && (!Number.isFinite(value) || value < 0)) return undefined;
+  if (typeof value !== 'number' && typeof value !== 'string') return undefined;
+  const written =
+    typeof value === 'number'
+      ? // Python prints an exponent below 1e-4 and from 1e16 on.
+        { text: String(value), exponent: value !== 0 && (value < 1e-4 || value >= 1e16) }
+      : { text: value, exponent: /e/i.test(value) };
+  const parts = /^(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/.exec(written.text);
+  if (parts === null || !/\d/.test(`${parts[1] ?? ''}${parts[2] ?? ''}`)) return undefined;
+  const fraction = (parts[2] ?? '').replace(/0+$/, '');
+  let decimals = fraction.length - Number(parts[3] ?? 0);
+  let digits = `${parts[1] ?? ''}${fraction}`.replace(/^0+(?=\d)/, '');
+  if (decimals < 0) {
+    if (digits.length - decimals > 16) return 'has more digits than gds reads exactly';
+    digits += '0'.repeat(-decimals);
+    decimals = 0;
+  }
+  if (decimals > 15) return `has ${decimals} decimals; gds reads a limit of at most 15 exactly`;
+  const exact = Number(digits);
+  if (!Number.isSafeInteger(exact)) return 'has more digits than gds reads exactly';
+  return { digits: exact, decimals, exponent: written.exponent };
+}
 
 /**
  * The share of NULLs above which not_null_proportion's `not_null_proportion < at_least` holds, computed in
  * decimal as dbt's SQL compares it: 1 - 0.9 is 0.1, where a float's is 0.09999999999999998 and would fail the
  * 10 % of NULLs dbt passes. With the proportion rounded half up to `scale` decimals, it is below at_least
  * exactly when it is below at_least rounded up to that scale less half its last digit: 1 - that, so at_least 1
- * on Snowflake fails above 0.0000005. Undefined unless a plain decimal in [0, 1].
+ * on Snowflake fails above 0.0000005. at_least is a decimal in [0, 1] (also where written with an exponent,
+ * which some warehouses read as a float: the proportion, of at most 12 decimals there, then compares as a
+ * float in the same order, two decimals of at most 15 decimals in [0, 1] being more than a float's step apart).
  */
-function nullShareLimit(atLeast: unknown, scale: number | undefined): number | undefined {
-  if (typeof atLeast !== 'number' || atLeast < 0 || atLeast > 1) return undefined;
-  const written = /^(\d+)(?:\.(\d{1,15}))?$/.exec(String(atLeast));
-  if (written === null) return undefined;
-  const decimals = written[2]?.length ?? 0;
-  // at_least times 10^decimals, an integer below 2^53.
-  const digits = Number(`${written[1] ?? ''}${written[2] ?? ''}`);
+function nullShareLimit({ digits, decimals }: SqlNumber, scale: number | undefined): number {
   if (scale === undefined) {
     const unit = 10 ** decimals;
     return (unit - digits) / unit;

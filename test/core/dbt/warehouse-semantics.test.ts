@@ -49,15 +49,15 @@ function declare(adapter: string, tests: Entry[], macros: Record<string, string>
   };
 }
 
-const proportion = (atLeast: number, id = 'p') =>
+const proportion = (atLeast: number | string, id = 'p', atMost?: number | string) =>
   genericTest(
     'not_null_proportion',
     'model.shop.people',
-    { at_least: atLeast },
+    { at_least: atLeast, ...(atMost === undefined ? {} : { at_most: atMost }) },
     { column: 'name', namespace: 'dbt_utils', id: `test.shop.not_null_proportion_${id}.abc` },
   );
 
-const nullRateOf = (adapter: string, atLeast: number, macros: Record<string, string> = {}) =>
+const nullRateOf = (adapter: string, atLeast: number | string, macros: Record<string, string> = {}) =>
   // Snowflake folds the column's unquoted name to NAME.
   declare(adapter, [proportion(atLeast)], macros).rules['fieldOverrides']?.find(
     (o) => String(o['field']).toLowerCase() === 'name',
@@ -271,6 +271,87 @@ describe('dbt_utils.not_null_proportion on Spark, Databricks, Redshift, SQL Serv
       warn: 5e-13,
       fail: 5e-13,
     });
+  });
+});
+
+// dbt_utils writes `not_null_proportion < {{ at_least }}`: what YAML read (PyYAML reads 1e-3, without a dot, as the
+// string "1e-3", and 9.5E-1 as the float 0.95, which Python prints 0.95, and 1.0e-5 as 1e-05) is SQL as printed.
+describe('dbt_utils.not_null_proportion with at_least or at_most written with an exponent', () => {
+  const mapping = (adapter: string, tests: Entry[], macros: Record<string, string> = {}) => {
+    const { declaration, warnings } = declare(adapter, tests, macros);
+    return {
+      mapped: declaration.mappedTests.map((t) => t.rule),
+      notMapped: declaration.notMappedTests.map((t) => t.reason),
+      warned: warnings.some((w) => w.includes('not_null_proportion')),
+    };
+  };
+
+  it("a string 1e-3 or 9.5E-1 is the SQL number dbt's macro compares with: the same limit as 0.001 or 0.95", () => {
+    expect(nullRateOf('postgres', '1e-3')).toEqual({ warn: 0.999, fail: 0.999 });
+    expect(nullRateOf('postgres', '9.5E-1')).toEqual({ warn: 0.05, fail: 0.05 });
+    expect(nullRateOf('postgres', '95e-2')).toEqual(nullRateOf('postgres', 0.95));
+    expect(nullRateOf('postgres', '0.950')).toEqual(nullRateOf('postgres', 0.95));
+    // A float Python prints with an exponent (1e-05): JSON and JavaScript read it as 0.00001.
+    expect(nullRateOf('postgres', 1e-5)).toEqual({ warn: 0.99999, fail: 0.99999 });
+    expect(nullRateOf('postgres', 1e-7)).toEqual({ warn: 0.9999999, fail: 0.9999999 });
+  });
+
+  it("the warehouse's rounding still applies: Snowflake, BigQuery and Spark fail exactly where dbt does", () => {
+    expect(nullRateOf('snowflake', '9.5E-1')).toEqual(nullRateOf('snowflake', 0.95));
+    expect(nullRateOf('snowflake', '1E0')).toEqual({ warn: 5e-7, fail: 5e-7 });
+    expect(nullRateOf('bigquery', '1e-3')).toEqual(nullRateOf('bigquery', 0.001));
+    expect(nullRateOf('spark', '9.99e-1', CAST_TYPE_NUMERIC)).toEqual(
+      nullRateOf('spark', 0.999, CAST_TYPE_NUMERIC),
+    );
+    for (const [adapter, atLeast, scaled, decimals, scale] of [
+      ['snowflake', '1e-3', 1n, 3, 6],
+      ['snowflake', '99999951E-8', 99999951n, 8, 6],
+      ['bigquery', '7.5e-1', 75n, 2, 9],
+    ] as const)
+      expectGateAsDbt(
+        `${adapter} ${atLeast}`,
+        nullRateOf(adapter, atLeast)?.fail ?? Number.NaN,
+        [10n, 1_000_000n, 1_999_999n, 2_000_000n, 2_000_001n, 2_000_000_000n],
+        (rows, nulls) => dbtFails(rows, nulls, scaled, decimals, scale),
+      );
+  });
+
+  it('at_most written with an exponent: 1e0 or "10E-1" fails nothing and is mapped; 9e-1 is not', () => {
+    expect(mapping('postgres', [proportion(0.5, 'a', '1e0')]).mapped).toEqual(['nullRate:name']);
+    expect(mapping('postgres', [proportion(0.5, 'a', '10E-1')]).mapped).toEqual(['nullRate:name']);
+    expect(mapping('postgres', [proportion(0.5, 'a', '9e-1')]).notMapped).toEqual([
+      expect.stringMatching(/^its at_most "9e-1": it fails a column with too few NULLs/),
+    ]);
+  });
+
+  it('an exponent gds cannot read exactly, or no number, is not mapped, saying why', () => {
+    expect(mapping('postgres', [proportion('1e-20')]).notMapped).toEqual([
+      'its at_least "1e-20" has 20 decimals; gds reads a limit of at most 15 exactly',
+    ]);
+    expect(mapping('postgres', [proportion('2e0')]).notMapped).toEqual([
+      'its at_least "2e0" is no decimal from 0 to 1',
+    ]);
+    expect(mapping('postgres', [proportion('1e-3 or true')]).notMapped).toEqual([
+      'its at_least "1e-3 or true" is no decimal from 0 to 1',
+    ]);
+    expect(mapping('postgres', [proportion(0.5, 'a', '1e400')]).notMapped).toEqual([
+      'its at_most "1e400" has more digits than gds reads exactly',
+    ]);
+  });
+
+  it('on SQL Server an exponent makes at_least a float, of some 15 decimals: the warning comes sooner', () => {
+    // 0.999999 is a numeric; the proportion keeps 19 decimals, which no rounding moves past it under 2^31 rows.
+    expect(mapping('sqlserver', [proportion(0.999999)], CAST_NUMERIC).warned).toBe(false);
+    expect(mapping('sqlserver', [proportion('0.999999')], CAST_NUMERIC).warned).toBe(false);
+    // T-SQL reads 9.99999e-1 as a float: the proportion is compared as a double, whose rounding may decide.
+    expect(mapping('sqlserver', [proportion('9.99999e-1')], CAST_NUMERIC).warned).toBe(true);
+    expect(declare('sqlserver', [proportion('9.99999e-1')], CAST_NUMERIC).warnings).toContainEqual(
+      expect.stringContaining('its at_least, written with an exponent, may be read as a float'),
+    );
+    // Python prints the float 0.000001 as 1e-06.
+    expect(mapping('sqlserver', [proportion(0.000001)], CAST_NUMERIC).warned).toBe(true);
+    expect(mapping('sqlserver', [proportion('1e-2')], CAST_NUMERIC).warned).toBe(false);
+    expect(nullRateOf('sqlserver', '9.99999e-1', CAST_NUMERIC)).toEqual({ warn: 0.000001, fail: 0.000001 });
   });
 });
 
