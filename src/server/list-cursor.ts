@@ -105,6 +105,34 @@ function notACursor() {
 }
 
 /**
+ * ` AND <columns> > <key>` (`<` for a list read newest first), the key's values the parameters after `params`;
+ * without a key, no condition and `params` as they are. Two query texts rather than one with
+ * `($n IS NULL OR (created_at, id) > ($n, $m))`: a generic plan (a prepared statement reused, a pooler's
+ * server-side prepares, plan_cache_mode = force_generic_plan) cannot take that OR as an index condition, and
+ * every page walked the list from its start (a late page of 100,000 tables read them all).
+ */
+export function afterKey<P>(
+  params: P[],
+  columns: string,
+  key: ListKey | SeqKey | undefined,
+  past: '>' | '<' = '>',
+): { condition: string; params: Array<P | string> } {
+  if (key === undefined) return { condition: '', params };
+  const values: Array<[string, string]> =
+    'seq' in key
+      ? [[key.seq, 'bigint']]
+      : [
+          [key.createdAt, 'timestamptz'],
+          [key.id, 'text'],
+        ];
+  const written = values.map(([, type], i) => `$${params.length + i + 1}::${type}`).join(', ');
+  return {
+    condition: ` AND ${columns} ${past} ${values.length === 1 ? written : `(${written})`}`,
+    params: [...params, ...values.map(([value]) => value)],
+  };
+}
+
+/**
  * A keyed list read with `LIMIT limit + 1`: the page (at most `limit` rows) and the key after which the next
  * page starts, or null on the last page. Without a limit, every row and no next page.
  */

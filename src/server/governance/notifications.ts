@@ -5,7 +5,7 @@
 import type { Clock } from '../clock.js';
 import type { Queryable } from '../db/handle.js';
 import { newId } from '../ids.js';
-import type { SeqKey } from '../list-cursor.js';
+import { afterKey, type SeqKey } from '../list-cursor.js';
 import { changedSince } from '../gates/proofs.js';
 import type { TableVersions } from '../gates/table.js';
 import type { TableRow } from './tables.js';
@@ -142,6 +142,7 @@ export async function listQueuePage(
   workspaceId: string,
   query: QueueQuery,
 ): Promise<{ entries: QueueEntry[]; next: SeqKey | null }> {
+  const after = afterKey([workspaceId, query.environments], 'n.seq', query.after);
   const rows = await q.query<Row>(
     `SELECT n.id, n.kind, n.message, n.table_id, t.name AS table_name, t.environment_label, t.state, n.created_at,
             n.seq::text AS seq,
@@ -171,11 +172,10 @@ export async function listQueuePage(
                            WHERE cv.certified_at IS NOT NULL AND s.table_id = t.id AND s.kind = 'submit'
                              AND s.created_at <= cv.certified_at
                            ORDER BY s.seq DESC LIMIT 1) cp ON true
-      WHERE ${WHERE}
-        AND ($3::bigint IS NULL OR n.seq > $3::bigint)
+      WHERE ${WHERE}${after.condition}
       ORDER BY n.seq
       ${query.limit === undefined ? '' : `LIMIT ${query.limit + 1}`}`,
-    [workspaceId, query.environments, query.after?.seq ?? null],
+    after.params,
   );
   const more = query.limit !== undefined && rows.length > query.limit;
   const page = more ? rows.slice(0, query.limit) : rows;

@@ -13,7 +13,7 @@ import { badRequest, forbidden, notFound } from '../errors.js';
 import { checkTextLength } from '../input-rule.js';
 import { roleAtLeast } from '../../core/scopes.js';
 import { MAX_NOTE_CHARS } from '../../core/text-bounds.js';
-import { keyedPage, matchedPage, type ListKey, type MatchKey } from '../list-cursor.js';
+import { afterKey, keyedPage, matchedPage, type ListKey, type MatchKey } from '../list-cursor.js';
 
 /** One signal merged into a request: who sent it, when, why (the request's cause) and its own details. */
 export interface RecertificationSignal {
@@ -219,13 +219,14 @@ export async function listSignalPage(
   requestId: string,
   query: { limit: number; after?: ListKey | undefined },
 ): Promise<{ signals: RecertificationSignal[]; next: ListKey | null }> {
+  const after = afterKey([requestId], '(created_at, id)', query.after);
   const rows = await q.query<SignalRow & { created_key: string }>(
     `SELECT id, request_id, cause, details, created_by, created_at,
             to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_key
        FROM gds.recertification_signals
-      WHERE request_id = $1 AND ($2::timestamptz IS NULL OR (created_at, id) > ($2::timestamptz, $3::text))
+      WHERE request_id = $1${after.condition}
       ORDER BY created_at, id LIMIT ${query.limit + 1}`,
-    [requestId, query.after?.createdAt ?? null, query.after?.id ?? null],
+    after.params,
   );
   const { page, next } = keyedPage(rows, query.limit);
   return { signals: page.map(toSignal), next };
@@ -335,12 +336,12 @@ export async function listRequestPage(
   if (query.prefix !== undefined)
     return prefixRequestPage(q, workspaceId, { ...query, prefix: query.prefix });
   // Two statements rather than `($n OR status = 'OPEN')`, so that each can use its own index.
+  const after = afterKey(listedParams(workspaceId, query), '(r.created_at, r.id)', query.after);
   const rows = await q.query<Row & { created_key: string }>(
-    `${SELECT_KEYED} WHERE ${listedWhere(query)}
-        AND ($4::timestamptz IS NULL OR (r.created_at, r.id) > ($4::timestamptz, $5::text))
+    `${SELECT_KEYED} WHERE ${listedWhere(query)}${after.condition}
       ORDER BY r.created_at, r.id
       ${query.limit === undefined ? '' : `LIMIT ${query.limit + 1}`}`,
-    [...listedParams(workspaceId, query), query.after?.createdAt ?? null, query.after?.id ?? null],
+    after.params,
   );
   const { page, next } = keyedPage(rows, query.limit);
   return {

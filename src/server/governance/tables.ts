@@ -7,7 +7,7 @@ import { copiedRows } from '../db/handle.js';
 import { slugOf } from '../../core/table-slug.js';
 import { notFound } from '../errors.js';
 import type { Column } from '../records/columns.js';
-import { keyedPage, matchedPage } from '../list-cursor.js';
+import { afterKey, keyedPage, matchedPage } from '../list-cursor.js';
 import type { ListKey, ListOrder, MatchKey } from '../list-cursor.js';
 
 export interface TableRow {
@@ -280,19 +280,19 @@ export async function listTablePage(
 ): Promise<{ tables: TableListItem[]; next: ListKey | MatchKey | null }> {
   if (query.prefix !== undefined) return prefixTablePage(q, { ...query, prefix: query.prefix });
   // Newest first, the same index read backwards (a btree serves both directions), the cursor's key above.
-  const [past, desc] = query.order === 'newest' ? ['<', ' DESC'] : ['>', ''];
+  const [past, desc] = query.order === 'newest' ? (['<', ' DESC'] as const) : (['>', ''] as const);
+  const after = afterKey(listedParams(query), '(created_at, id)', query.after, past);
   const rows = await copiedRows<TableListItem & { created_key: string }>(
     q,
     `SELECT ${LISTED_COLUMNS},
             to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_key
        FROM ${listedTables(query.names)}
-      WHERE ${LISTED_WHERE}
-        AND ($5::timestamptz IS NULL OR (created_at, id) ${past} ($5::timestamptz, $6::text))
+      WHERE ${LISTED_WHERE}${after.condition}
       ORDER BY created_at${desc}, id${desc}
       ${query.limit === undefined ? '' : `LIMIT ${query.limit + 1}`}`,
     // created_key is created_at to the microsecond (all it holds), in UTC: in bytes' order, its time's.
     `created_key COLLATE "C"${desc}, id${desc}`,
-    [...listedParams(query), query.after?.createdAt ?? null, query.after?.id ?? null],
+    after.params,
     { ...LISTED_TYPES, created_key: 'text' },
   );
   const { page, next } = keyedPage(rows, query.limit);
@@ -397,6 +397,12 @@ export async function environmentTablePage(
   next: { createdAt: string; id: string } | null;
 }> {
   const filter = query.filter;
+  // The filter's parameters from $3 (as heldLeftOut's), the cursor's after them.
+  const after = afterKey(
+    [query.workspaceId, query.environment, ...(filter === undefined ? [] : heldFilterParams(filter))],
+    '(created_at, id)',
+    query.after,
+  );
   // Each row as HeldTableRow names its fields (aliases), so no object is made again a row.
   const rows = await copiedRows<HeldTableRow & { created_key: string }>(
     q,
@@ -406,19 +412,12 @@ export async function environmentTablePage(
             gate1_version AS "gate1Version", contract_version AS "contractVersion",
             artifact_text AS artifact, CASE WHEN artifact IS NULL THEN columns ELSE '[]' END AS columns, project,
             to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_key
-       FROM ${filter === undefined ? 'gds.tables' : heldFiltered}
-      WHERE workspace_id = $1 AND active AND environment_label = $2
-        AND ($3::timestamptz IS NULL OR (created_at, id) > ($3::timestamptz, $4::text))
+       FROM ${filter === undefined ? 'gds.tables' : heldFiltered(after.condition)}
+      WHERE workspace_id = $1 AND active AND environment_label = $2${after.condition}
       ORDER BY created_at, id
       LIMIT ${query.limit + 1}`,
     'created_key COLLATE "C", id',
-    [
-      query.workspaceId,
-      query.environment,
-      query.after?.createdAt ?? null,
-      query.after?.id ?? null,
-      ...(filter === undefined ? [] : heldFilterParams(filter)),
-    ],
+    after.params,
     {
       ...TABLE_ROW_TYPES,
       ownerId: 'text',
@@ -488,11 +487,11 @@ function heldIds(at: number, afterCursor = ''): string {
          ) AS matching`;
 }
 
-/** A page's cursor ($3 and $4 of environmentTablePage) as a condition of each part of heldIds. */
-const AFTER_CURSOR = ' AND ($3::timestamptz IS NULL OR (created_at, id) > ($3::timestamptz, $4::text))';
-
-/** A held-tables page's tables with a filter (its parameters from $5): each found, then read by its key. */
-const heldFiltered = `(${heldIds(5, AFTER_CURSOR)}) AS held
+/**
+ * A held-tables page's tables with a filter (its parameters from $3): each found, then read by its key. `after`,
+ * the page's cursor as a condition (afterKey), is one of each part of heldIds too.
+ */
+const heldFiltered = (after: string) => `(${heldIds(3, after)}) AS held
         CROSS JOIN LATERAL (SELECT * FROM gds.tables WHERE id = held.wanted OFFSET 0) AS tables`;
 
 function heldFilterParams(filter: HeldFilter): Array<string | string[] | null> {
