@@ -270,16 +270,19 @@ export async function listSignalsOfRequests(
   for (const requestId of readable) {
     if (rows.length > query.limit) break;
     if (from !== undefined && requestId < from) continue;
-    const within = from !== undefined && requestId === from ? after : undefined;
-    // The key written as it is (not `$2 IS NULL OR …`), so that the index scan starts at it.
+    const within = afterKey(
+      [requestId],
+      '(created_at, id)',
+      from !== undefined && requestId === from ? after : undefined,
+    );
     rows.push(
       ...(await q.query<SignalRow & { created_key: string }>(
         `SELECT id, request_id, cause, details, created_by, created_at,
                 to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_key
            FROM gds.recertification_signals
-          WHERE request_id = $1 ${within === undefined ? '' : 'AND (created_at, id) > ($2::timestamptz, $3::text)'}
+          WHERE request_id = $1${within.condition}
           ORDER BY created_at, id LIMIT ${query.limit + 1 - rows.length}`,
-        within === undefined ? [requestId] : [requestId, within.createdAt, within.id],
+        within.params,
       )),
     );
   }
