@@ -9,17 +9,14 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../../src/server/db/handle.js';
 import { openDb } from '../../../src/server/db/index.js';
-import { migrate } from '../../../src/server/db/migrations.js';
 import { runGate1, runGate1WithDigest } from '../../../src/server/gates/gate1-runner.js';
-import { storeGate1Version } from '../../../src/server/gates/gate1-store.js';
 import { rowsChangedSince } from '../../../src/server/gates/snapshot.js';
 import type { GateTable } from '../../../src/server/gates/table.js';
-import { loadGateTable } from '../../../src/server/gates/table.js';
-import { seedIfEmpty } from '../../../src/server/seed.js';
 import { ENGINES } from '../../helpers/engines.js';
 import { scratchDir } from '../../helpers/migrated-database.js';
 import { createPostgresDatabase } from '../../helpers/server.js';
 import { needs } from '../../helpers/skip.js';
+import { seededGateTables } from './seeded-gate-tables.js';
 
 /** UTC+14 all year (the POSIX sign is inverted): its date is UTC's next day from 10:00 UTC. */
 const ZONE = 'Etc/GMT-14';
@@ -57,21 +54,7 @@ describe.each(ENGINES)('the gates’ clock on $engine, whose database is at UTC+
   beforeAll(async () => {
     if (engine.skip !== undefined) return;
     ({ db, drop } = await openInZone(engine.postgres));
-    await migrate(db);
-    await seedIfEmpty(db, Date.now);
-    const tables = await db.query<{ id: string; workspace_id: string; name: string }>(
-      `SELECT DISTINCT ON (name) id, workspace_id, name FROM gds.tables
-        WHERE name IN ('customers', 'crm_contacts') AND active ORDER BY name, created_at`,
-    );
-    const byName = (name: string) => tables.find((t) => t.name === name) ?? fail(`no seeded ${name}`);
-    await storeGate1Version(db, {
-      tableId: byName('customers').id,
-      content: CLOCK_RULES,
-      createdBy: 'test',
-      createdAt: new Date().toISOString(),
-    });
-    customers = await loadGateTable(db, byName('customers').workspace_id, byName('customers').id);
-    contacts = await loadGateTable(db, byName('crm_contacts').workspace_id, byName('crm_contacts').id);
+    ({ customers, contacts } = await seededGateTables(db, CLOCK_RULES));
   });
 
   afterAll(async () => {
