@@ -1,13 +1,29 @@
 // Gate SQL runs in a READ ONLY, REPEATABLE READ transaction (one snapshot for every check, no
-// write possible even through a predicate) with a statement timeout, in UTC. Each check runs under a
-// savepoint so a failing statement (a cast error in a predicate) fails that check only; a statement
-// past the server's deadline (QueryDeadlineError) fails the whole run, naming the deadline.
+// write possible even through a predicate) with a statement timeout, in UTC, reading and printing values
+// as PostgreSQL does by default (GATE_SETTINGS). Each check runs under a savepoint so a failing statement
+// (a cast error in a predicate) fails that check only; a statement past the server's deadline
+// (QueryDeadlineError) fails the whole run, naming the deadline.
 import type { Db, Queryable } from '../db/handle.js';
 import { QueryDeadlineError } from '../db/pglite.js';
 
 const WORK_MEM = '64MB';
-/** The session time zone of every gate transaction (docs/gate1.md). */
-export const GATE_TIME_ZONE = 'UTC';
+
+/**
+ * The settings every gate transaction runs with, whatever the database, its role or its server defaults to
+ * (docs/gate1.md): the clock's zone, and every setting that changes a value's text or how a date literal is
+ * read, at PostgreSQL's built-in defaults. A check then has one answer on every engine and machine, a row
+ * reads as the same text in the gate's transaction and in certify's (rowsDigest), and a copy into PGlite's
+ * sandbox reads back as the same values.
+ */
+export const GATE_SETTINGS: Readonly<Record<string, string>> = {
+  TimeZone: 'UTC',
+  // ISO prints dates year first, read the same whatever the order; MDY reads `01/02/2026` as 2 January.
+  DateStyle: 'ISO, MDY',
+  IntervalStyle: 'postgres',
+  // PostgreSQL 12 on: a float prints in the fewest digits that read back as the same value.
+  extra_float_digits: '1',
+  bytea_output: 'hex',
+};
 
 /**
  * `prepare`, when given, runs first in the same snapshot while the transaction may still write its own
@@ -30,8 +46,8 @@ export async function readOnly<T>(
     );
     await tx.query(`SET LOCAL statement_timeout = ${timeoutMs}`);
     // The clock a check reads (now(), current_date, a timestamptz cast to date) is UTC's, whatever TimeZone
-    // the database or its server is set to: a predicate gives one answer on every engine and machine.
-    await tx.query(`SET LOCAL TimeZone = '${GATE_TIME_ZONE}'`);
+    // the database or its server is set to, and a value's text is PostgreSQL's default one.
+    await tx.exec(gateSettingsSql());
     // A sample that must number rows by a sort does it once, in memory rather than in temp files.
     await tx.query(`SET LOCAL work_mem = '${WORK_MEM}'`);
     if (prepare) {
@@ -43,6 +59,13 @@ export async function readOnly<T>(
     }
     return fn(tx);
   });
+}
+
+/** `SET LOCAL` of every GATE_SETTINGS, as one round trip. */
+function gateSettingsSql(): string {
+  return Object.entries(GATE_SETTINGS)
+    .map(([name, value]) => `SET LOCAL ${name} = '${value}'`)
+    .join('; ');
 }
 
 export type Attempt<T> = { ok: true; value: T } | { ok: false; error: string };

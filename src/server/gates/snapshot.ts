@@ -12,7 +12,7 @@ import { assertWithinEmbedded } from '../db/embedded-limit.js';
 import type { Db, Queryable } from '../db/handle.js';
 import { QueryDeadlineError } from '../db/pglite.js';
 import { quoteIdent, quoteSource, splitSource } from '../warehouse.js';
-import { GATE_TIME_ZONE, readOnly } from './read-only.js';
+import { GATE_SETTINGS, readOnly } from './read-only.js';
 import type { DrawnSample, Relation, RowsOptions } from './relation.js';
 import { catalogColumns, resolveRelation, SAMPLE_TABLE } from './relation.js';
 import type { GateTable } from './table.js';
@@ -119,11 +119,10 @@ async function checkRows<S, T>(
  * no large value, and the same whatever order the rows are stored in.
  */
 export async function rowsDigest(tx: Queryable, table: GateTable): Promise<string> {
-  // A row's text holds its timestamptz values in the session's time zone: the digest is taken in the gate's
-  // (UTC), also in certify's transaction, which has the database's; that zone is then set back.
-  const [session] = await tx.query<{ zone: string }>(`SELECT current_setting('TimeZone') AS zone`);
-  const zone = session?.zone ?? GATE_TIME_ZONE;
-  if (zone !== GATE_TIME_ZONE) await tx.query(`SELECT set_config('TimeZone', $1, true)`, [GATE_TIME_ZONE]);
+  // A row's text holds its values as the session prints them (timestamptz in its zone, dates in its DateStyle,
+  // floats to its extra_float_digits…): the digest is taken with the gate's settings, also in certify's
+  // transaction, which has the database's; those are then set back.
+  const restore = await withGateSettings(tx);
   const digests: string[] = [];
   for (const target of readTargets(table)) {
     const from =
@@ -141,8 +140,36 @@ export async function rowsDigest(tx: Queryable, table: GateTable): Promise<strin
       digests.push(`${relation.sql}:${row?.n ?? 0}:${row?.s ?? 0}`);
     }
   }
-  if (zone !== GATE_TIME_ZONE) await tx.query(`SELECT set_config('TimeZone', $1, true)`, [zone]);
+  await restore();
   return digests.join(',');
+}
+
+/**
+ * Sets in `tx` each GATE_SETTINGS that differs there (a gate's transaction has them all already); answers
+ * what sets them back as they were.
+ */
+async function withGateSettings(tx: Queryable): Promise<() => Promise<void>> {
+  const was = await tx.query<Setting>(
+    'SELECT name, current_setting(name) AS value FROM unnest($1::text[]) AS name',
+    [Object.keys(GATE_SETTINGS)],
+  );
+  const differing = was.filter(({ name, value }) => value !== GATE_SETTINGS[name]);
+  if (differing.length === 0) return async () => {};
+  await setLocally(
+    tx,
+    differing.map(({ name }) => ({ name, value: GATE_SETTINGS[name] ?? '' })),
+  );
+  return () => setLocally(tx, differing);
+}
+
+type Setting = { name: string; value: string };
+
+/** Sets each setting until the transaction ends, in one statement. */
+async function setLocally(tx: Queryable, settings: Setting[]): Promise<void> {
+  await tx.query(
+    'SELECT set_config(name, value, true) FROM unnest($1::text[], $2::text[]) AS s(name, value)',
+    [settings.map((s) => s.name), settings.map((s) => s.value)],
+  );
 }
 
 const rowsLabel = (target: ReadTarget) => (target.kind === 'records' ? 'gds.records' : target.source);
