@@ -33,7 +33,12 @@ import {
   readQuoting,
 } from '../core/dbt/manifest.js';
 import type { CatalogTable, Manifest, ManifestOutline } from '../core/dbt/manifest.js';
-import { catalogOlder, LAST_RUN_RESULT_FIELDS, readLastRun } from '../core/dbt/last-run.js';
+import {
+  catalogOlder,
+  LAST_RUN_RESULT_FIELDS,
+  loggedRunFailures,
+  readLastRun,
+} from '../core/dbt/last-run.js';
 import { JsonSyntaxError, readJsonMembers } from '../io/json-members.js';
 import type { JsonMembersOptions } from '../io/json-members.js';
 import type {
@@ -550,6 +555,31 @@ async function readRunFile(realRunDir: string, path: string): Promise<string | u
   }
 }
 
+/** The most of dbt's file log read (dbt 1.x rotates logs/dbt.log at 10 MB). */
+const MAX_DBT_LOG_BYTES = 32 * 1024 * 1024;
+
+/**
+ * Of the models whose target/run file was read, those whose dbt run or build that wrote it failed, as the
+ * project's logs/dbt.log tells (last-run.ts's loggedRunFailures); undefined when none, or the log is missing,
+ * larger than MAX_DBT_LOG_BYTES or unreadable: then it tells nothing.
+ */
+async function readRunFailures(projectDir: string, ids: string[]): Promise<string[] | undefined> {
+  let log: string;
+  try {
+    log = (
+      await readBoundedText(join(projectDir, 'logs', 'dbt.log'), {
+        flag: '--dbt',
+        maxBytes: MAX_DBT_LOG_BYTES,
+        what: "dbt's log",
+      })
+    ).text;
+  } catch {
+    return undefined;
+  }
+  const failed = loggedRunFailures(log, ids);
+  return failed.size === 0 ? undefined : [...failed];
+}
+
 /** What `result:` and `source_status:` compare with, read only when the selection may use them. */
 async function readPreviousRun(
   reads: SelectionReads,
@@ -634,6 +664,10 @@ export async function loadDbtProject(
     runResults === undefined
       ? undefined
       : await readRunSql(dirname(files.manifestPath), runResults, manifest);
+  const runFailed =
+    runSql === undefined || files.projectDir === undefined
+      ? undefined
+      : await readRunFailures(files.projectDir, Object.keys(runSql));
   const warehouse =
     manifest.adapter === 'postgres' && options.warehouse !== undefined
       ? await options.warehouse()
@@ -648,6 +682,7 @@ export async function loadDbtProject(
         previous,
         ...(runResults === undefined ? {} : { runResults }),
         ...(runSql === undefined ? {} : { runSql }),
+        ...(runFailed === undefined ? {} : { runFailed }),
         ...(quoting === undefined ? {} : { quoting }),
         ...(warehouse === undefined ? {} : { warehouse }),
       },

@@ -6,7 +6,7 @@
 // catalog's columns are the relation's and nothing changes. The real jaffle-shop project (../shared/fixtures,
 // copied; its catalog is already older than its manifest, its run_results.json of a dbt run newer), gds run
 // in the test process against the reference server on PGlite.
-import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -113,6 +113,15 @@ async function compileWithoutOrderDate(options: {
   return restore;
 }
 
+/** `gds plan --json` of the project, which changes nothing as the catalog's columns are kept: its stderr. */
+async function planKeepingCatalog(): Promise<string> {
+  const plan = await gds(['plan', ...onDev(), '--json']);
+  expect(plan.code, plan.stderr).toBe(0);
+  expect(jsonLines(plan.stdout).at(-1)).toMatchObject({ summary: { create: 0, replace: 0, remove: 0 } });
+  expect(plan.stderr).toContain('not rebuilt since the catalog');
+  return plan.stderr;
+}
+
 describe('a model whose columns changed since dbt docs generate', needs(noSharedFixtures), () => {
   it('after dbt compile only (run_results.json says so), keeps the catalog: no change is planned', async () => {
     const first = await gds(['apply', ...onDev(), '--yes']);
@@ -121,12 +130,9 @@ describe('a model whose columns changed since dbt docs generate', needs(noShared
     // is not rebuilt, so the warehouse (and the catalog) still have order_date, as target/run's DDL.
     const restore = await compileWithoutOrderDate({});
     try {
-      const plan = await gds(['plan', ...onDev(), '--json']);
-      expect(plan.code, plan.stderr).toBe(0);
-      expect(jsonLines(plan.stdout).at(-1)).toMatchObject({ summary: { create: 0, replace: 0, remove: 0 } });
-      expect(plan.stderr).toContain('model.jaffle_dbt.stg_orders: catalog.json');
-      expect(plan.stderr).toContain('not rebuilt since the catalog');
-      expect(plan.stderr).toContain('dbt compile');
+      const stderr = await planKeepingCatalog();
+      expect(stderr).toContain('model.jaffle_dbt.stg_orders: catalog.json');
+      expect(stderr).toContain('dbt compile');
     } finally {
       await restore();
     }
@@ -148,6 +154,41 @@ describe('a model whose columns changed since dbt docs generate', needs(noShared
       expect(plan.stderr).toContain('target/run holds its build of this SQL');
       expect(plan.stderr).not.toContain('not rebuilt since the catalog');
     } finally {
+      await restore();
+    }
+  });
+
+  it('after a dbt run that failed then dbt compile (logs/dbt.log says so), keeps the catalog: no change is planned', async () => {
+    const first = await gds(['apply', ...onDev(), '--yes']);
+    expect(first.code, first.stderr).toBe(0);
+    // dbt run -s stg_orders writes target/run's DDL of the new SQL, then the warehouse refuses it: the view
+    // keeps order_date. dbt's file log says so, as dbt 1.x writes it; dbt compile -s stg_orders follows.
+    const restore = await compileWithoutOrderDate({ only: true, ddl: true });
+    const id = 'model.jaffle_dbt.stg_orders';
+    await mkdir(join(project, 'logs'), { recursive: true });
+    await writeFile(
+      join(project, 'logs', 'dbt.log'),
+      [
+        `\u001b[0m10:00:01.000001 [debug] [Thread-1 (]: Began running node ${id}`,
+        `\u001b[0m10:00:01.000002 [info ] [Thread-1 (]: 1 of 1 START sql view model main.stg_orders ..... [RUN]`,
+        `\u001b[0m10:00:01.000003 [debug] [Thread-1 (]: Writing runtime sql for node "${id}"`,
+        `\u001b[0m10:00:01.000004 [debug] [Thread-1 (]: On ${id}: create view "jaffle_dbt"."main"."stg_orders__dbt_tmp" as (`,
+        '    select 1',
+        '  );',
+        `\u001b[0m10:00:01.000005 [debug] [Thread-1 (]: Runtime Error in model stg_orders (models/staging/stg_orders.sql)`,
+        `\u001b[0m10:00:01.000006 [error] [Thread-1 (]: 1 of 1 ERROR creating sql view model main.stg_orders ..... [\u001b[31mERROR\u001b[0m in 0.02s]`,
+        `\u001b[0m10:00:01.000007 [debug] [Thread-1 (]: Finished running node ${id}`,
+        `\u001b[0m10:00:09.000001 [debug] [Thread-1 (]: Began running node ${id}`,
+        `\u001b[0m10:00:09.000002 [debug] [Thread-1 (]: Finished running node ${id}`,
+        '',
+      ].join('\n'),
+    );
+    try {
+      expect(await planKeepingCatalog()).toContain(
+        "target/run's build of this SQL is of a dbt run that failed",
+      );
+    } finally {
+      await rm(join(project, 'logs'), { recursive: true, force: true });
       await restore();
     }
   });

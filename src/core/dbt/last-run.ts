@@ -126,3 +126,71 @@ export function ranCompiledSql(runSql: string, compiledSql: string): boolean {
   const compiled = flat(compiledSql);
   return compiled !== '' && flat(runSql).includes(compiled);
 }
+
+/** A line of dbt's file log: its level (none in dbt 0.x's), thread and message. */
+interface LogLine {
+  level?: string;
+  thread: string;
+  msg: string;
+}
+
+/**
+ * A line of dbt's file log as written: dbt 1.x's text (`12:00:00.123456 [debug] [Thread-1 (]: …`, after a colour
+ * code), dbt 0.x's (`2021-03-01 12:00:00.123456 (Thread-1): …`) or its JSON (`--log-format-file json`: info's
+ * level, thread and msg). Undefined for another line (the SQL a message spans, a header).
+ */
+function logLine(line: string): LogLine | undefined {
+  if (line.startsWith('{')) {
+    try {
+      const event: unknown = JSON.parse(line);
+      const info = isEntry(event) && isEntry(event['info']) ? event['info'] : undefined;
+      const [thread, msg] = [text(info?.['thread']), text(info?.['msg'])];
+      const level = text(info?.['level']);
+      return thread === undefined || msg === undefined
+        ? undefined
+        : { thread, msg, ...(level === undefined ? {} : { level }) };
+    } catch {
+      return undefined;
+    }
+  }
+  const bare = line.replace(/^(?:\x1b\[[0-9;]*m)+/, '');
+  const text1x = /^\d\d:\d\d:\d\d(?:\.\d+)?\s+\[\s*(\w+)\s*\]\s+\[([^\]]*)\]:\s?(.*)$/.exec(bare);
+  if (text1x !== null) return { level: text1x[1] ?? '', thread: text1x[2] ?? '', msg: text1x[3] ?? '' };
+  const text0x = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \(([^)]*)\): (.*)$/.exec(bare);
+  return text0x === null ? undefined : { thread: text0x[1] ?? '', msg: text0x[2] ?? '' };
+}
+
+/**
+ * Of `ids`, the models whose dbt run or build that last wrote their target/run file failed, as dbt's own file
+ * log (logs/dbt.log) tells: dbt writes that file ("Writing runtime sql for node …") before it runs the SQL, so
+ * a run that failed leaves the file of a build the warehouse never made. From that line on, the same thread's
+ * lines up to "Finished running node …": an error (its `[error]` level, or dbt 0.x's "ERROR creating") is a
+ * failed run. A model the log does not tell of (no such line: rotated away, another log path; or the node not
+ * finished) is not among them.
+ */
+export function loggedRunFailures(log: string, ids: readonly string[]): Set<string> {
+  const wanted = new Set(ids);
+  const lines = log.split(/\r?\n/).map(logLine);
+  const lastWrite = new Map<string, number>();
+  lines.forEach((line, at) => {
+    const id =
+      line === undefined ? undefined : /^Writing runtime \w+ for node "([^"]+)"$/i.exec(line.msg)?.[1];
+    if (id !== undefined && wanted.has(id)) lastWrite.set(id, at);
+  });
+  const written = new Map([...lastWrite].map(([id, at]) => [at, id]));
+  const running = new Map<string, { id: string; failed: boolean }>();
+  const failures = new Set<string>();
+  lines.forEach((line, at) => {
+    if (line === undefined) return;
+    const id = written.get(at);
+    if (id !== undefined) running.set(line.thread, { id, failed: false });
+    const node = running.get(line.thread);
+    if (node === undefined || id !== undefined) return;
+    if (line.level === 'error' || /^(?:\d\d:\d\d:\d\d \| )?\d+ of \d+ ERROR creating /.test(line.msg))
+      node.failed = true;
+    if (line.msg !== `Finished running node ${node.id}`) return;
+    if (node.failed) failures.add(node.id);
+    running.delete(line.thread);
+  });
+  return failures;
+}

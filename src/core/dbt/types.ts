@@ -223,6 +223,11 @@ export interface DbtArtifacts {
    * only compiled, whose earlier build since the catalog it would otherwise hide (last-run.ts).
    */
   runSql?: Record<string, string>;
+  /**
+   * Of runSql's models, those whose target/run file is of a dbt run or build that failed, as the project's
+   * logs/dbt.log tells (dbt writes the file before it runs the SQL): not rebuilt since the catalog.
+   */
+  runFailed?: readonly string[];
   /** The project's `quoting:` (dbt_project.yml), when the project folder holds one. */
   quoting?: QuotePolicy;
   /**

@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { declareDbtProject, prepareDbtReader } from '../../../src/core/dbt/project.js';
+import { loggedRunFailures } from '../../../src/core/dbt/last-run.js';
 import type { DbtReader } from '../../../src/core/dbt/project.js';
 import { sharedFixturesDir } from '../../helpers/fixtures.js';
 import { needs, noSharedFixtures } from '../../helpers/skip.js';
@@ -203,5 +204,76 @@ describe('an older catalog judged by real run_results.json', needs(noSharedFixtu
     const declared = generated.declarations[0]?.columns.map((c) => c.name);
     expect(declared).toContain('email');
     expect(generated.warnings.join('\n')).toMatch(/not rebuilt since the catalog: .*dbt docs generate/);
+  });
+});
+
+// dbt writes a model's target/run file ("Writing runtime sql for node …") before it runs the SQL, so after a
+// failed dbt run then dbt compile that file holds SQL the warehouse refused: dbt's own log tells which.
+describe("dbt's file log: whether the run that last wrote a model's target/run file failed", () => {
+  const A = 'model.shop.a';
+  const B = 'model.shop.b';
+  /** A dbt 1.x text log line (colour code, time, level, thread). */
+  const line = (level: string, thread: string, msg: string) =>
+    `\u001b[0m10:00:00.000001 [${level.padEnd(5)}] [${thread}]: ${msg}`;
+  const ran = (id: string, thread: string, result: 'OK' | 'ERROR') => [
+    line('debug', thread, `Began running node ${id}`),
+    line('debug', thread, `Writing runtime sql for node "${id}"`),
+    line('debug', thread, `On ${id}: create view x as (`),
+    '  select 1',
+    ');',
+    result === 'OK'
+      ? line(
+          'info',
+          thread,
+          `1 of 2 OK created sql view model main.${id.split('.')[2] ?? ''} ... [OK in 0.1s]`,
+        )
+      : line(
+          'error',
+          thread,
+          `1 of 2 ERROR creating sql view model main.${id.split('.')[2] ?? ''} ... [ERROR]`,
+        ),
+    line('debug', thread, `Finished running node ${id}`),
+  ];
+  const failures = (lines: string[], ids = [A, B]) => [...loggedRunFailures(lines.join('\n'), ids)];
+
+  it('a model whose last run erred, in dbt 1.x text; threads interleaved; a later compile changes nothing', () => {
+    expect(failures(ran(A, 'Thread-1 (', 'ERROR'))).toEqual([A]);
+    expect(failures(ran(A, 'Thread-1 (', 'OK'))).toEqual([]);
+    const a = ran(A, 'Thread-1 (', 'ERROR');
+    const b = ran(B, 'Thread-2 (', 'OK');
+    expect(failures(a.flatMap((l, i) => [l, b[i] ?? '']))).toEqual([A]);
+    // A later run that succeeded decides; dbt compile writes no runtime SQL, so it does not.
+    expect(failures([...ran(A, 'Thread-1 (', 'ERROR'), ...ran(A, 'Thread-3 (', 'OK')])).toEqual([]);
+    const compiled = [
+      line('debug', 'Thread-1 (', `Began running node ${A}`),
+      line('debug', 'Thread-1 (', `Finished running node ${A}`),
+    ];
+    expect(failures([...ran(A, 'Thread-1 (', 'ERROR'), ...compiled])).toEqual([A]);
+  });
+
+  it('dbt 0.x text (no level: its ERROR creating line) and --log-format-file json', () => {
+    const old = (msg: string) => `2021-03-01 10:00:00.000001 (Thread-1): ${msg}`;
+    expect(
+      failures([
+        old(`Writing runtime SQL for node "${A}"`),
+        old('10:00:00 | 1 of 1 ERROR creating view model main.a........ [ERROR in 0.10s]'),
+        old(`Finished running node ${A}`),
+      ]),
+    ).toEqual([A]);
+    const json = (level: string, msg: string) =>
+      JSON.stringify({ info: { level, msg, name: 'X', thread: 'Thread-1 (worker)' }, data: {} });
+    expect(
+      failures([
+        json('debug', `Writing runtime sql for node "${A}"`),
+        json('error', '1 of 1 ERROR creating sql view model main.a ... [ERROR in 0.1s]'),
+        json('debug', `Finished running node ${A}`),
+      ]),
+    ).toEqual([A]);
+  });
+
+  it('tells nothing of a model it has no runtime SQL of, or whose run did not finish', () => {
+    expect(failures(ran(A, 'Thread-1 (', 'ERROR'), [B])).toEqual([]);
+    expect(failures(ran(A, 'Thread-1 (', 'ERROR').slice(0, -1))).toEqual([]);
+    expect(failures(['not a log', '{"also": "not"}'])).toEqual([]);
   });
 });
