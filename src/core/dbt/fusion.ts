@@ -59,6 +59,7 @@ export function testNamedBy(node: ManifestNode, testMacros: ReadonlySet<string>)
         found.push(kind.slice('source_'.length));
     }
   }
+  if (found.length === 0) return cutNamed(node.name, parents, testMacros);
   found.sort((a, b) => a.length - b.length);
   // The test's own name comes first: the first split that names a generic test of the manifest's macros (a
   // model `null` of `not_null_null_id`), else one of dbt's, else the first.
@@ -102,4 +103,40 @@ function macroIndexOf(testMacros: ReadonlySet<string>): MacroIndex {
   }
   macroIndexes.set(testMacros, index);
   return index;
+}
+
+/**
+ * dbt Fusion's name of a generic test whose whole name has 64 characters or more: its `<test>_<target>` (a
+ * source's `source_<test>_<source>_<table>`, never the package) cut to 30 characters, `_`, and the MD5 of the
+ * whole name. The cut start of the name.
+ */
+const CUT_NAME = /^(.{30})_[0-9a-f]{32}$/;
+
+/**
+ * The generic test a cut name (CUT_NAME) says: the one test of the manifest's macros, or of dbt's own, whose
+ * `<test>_<target>` for one of the test's parents, cut alike, is the name's start. Undefined when none is, or
+ * tests of two names are (the cut falls where `expect_column_values_to_not_be_null` and `…_not_be_in_set`
+ * agree): gds cannot tell which.
+ */
+function cutNamed(
+  name: string,
+  parents: ReadonlySet<string>,
+  testMacros: ReadonlySet<string>,
+): NamedTest | undefined {
+  const start = CUT_NAME.exec(name)?.[1];
+  if (start === undefined) return undefined;
+  const kinds = new Set([...macroIndexOf(testMacros).byName.keys(), ...DBT_GENERIC_TESTS]);
+  const named = new Set<string>();
+  for (const parent of parents) {
+    const [type, , parentName, version] = parent.split('.');
+    const identifier =
+      type === 'source'
+        ? (kind: string) => `source_${kind}_${parentName ?? ''}_${version ?? ''}`
+        : (kind: string) => `${kind}_${parentName ?? ''}${version === undefined ? '' : `_${version}`}`;
+    for (const kind of kinds) if (identifier(kind).slice(0, 30) === start) named.add(kind);
+  }
+  const [only, ...others] = named;
+  return only === undefined || others.length > 0
+    ? undefined
+    : (macroNamed(only, testMacros) ?? { name: only });
 }

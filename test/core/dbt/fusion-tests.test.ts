@@ -2,6 +2,7 @@
 // #1243). A not_null or unique test Fusion named as dbt names one (`<test>_<model>_<column>`) means the same
 // rule as the test dbt-core writes; one whose arguments Fusion left out (accepted_values' values,
 // relationships' to and field) is refused, never turned into another predicate.
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readManifest } from '../../../src/core/dbt/manifest.js';
@@ -40,6 +41,16 @@ function fusionTest(name: string, extra: Entry = {}): Entry {
     ...extra,
   };
 }
+
+/** A macro of the manifest, `pkg`'s `name` (a test macro's is `test_<test>`). */
+const macro = (pkg: string, name: string) => ({
+  unique_id: `macro.${pkg}.${name}`,
+  resource_type: 'macro',
+  name,
+  package_name: pkg,
+  macro_sql: '',
+  depends_on: { macros: [] },
+});
 
 function declare(version: string, ...tests: Entry[]): DbtDeclaration {
   const m = manifest(orders, ...tests);
@@ -228,14 +239,6 @@ describe("test_name: a package's generic test Fusion wrote without test_metadata
   // dbt-core's test_name: method globs test_metadata.name alone (`expression_is_true`), never the namespace
   // (`dbt_utils`); dbt names such a test `<namespace>_<test>_<model>_…`, and the manifest's macros name the
   // generic tests there are (`macro.dbt_utils.test_expression_is_true`).
-  const macro = (pkg: string, name: string) => ({
-    unique_id: `macro.${pkg}.${name}`,
-    resource_type: 'macro',
-    name,
-    package_name: pkg,
-    macro_sql: '',
-    depends_on: { macros: [] },
-  });
   const macros = Object.fromEntries(
     [
       macro('dbt', 'test_not_null'),
@@ -414,5 +417,72 @@ describe('the Fusion manifest of ../shared/fixtures', needs(noSharedFixtures), (
         reason: expect.stringMatching(/dbt Fusion .*without test_metadata/) as unknown,
       },
     ]);
+  });
+});
+
+describe("test_name: a Fusion test of a long name, which Fusion names by its `<test>_<target>`'s first 30 characters and an MD5", () => {
+  // dbt Fusion names a generic test `<test>_<target>_<arguments>` (a package's test `<package>_…`), and one of
+  // 64 characters or more `<test>_<target>` cut to 30, `_`, and the MD5 of the whole name (dbt-core's short
+  // name, which it gives the node's alias and file, not its name): the cut may fall inside the model's name,
+  // or the test's. Its generic test is the one of the manifest's test macros whose `<test>_<target>` so cut
+  // is that name's start.
+  const long = model('customer_orders_summary');
+  const macros = Object.fromEntries(
+    [
+      macro('dbt', 'test_not_null'),
+      macro('dbt', 'test_accepted_values'),
+      macro('dbt_utils', 'test_expression_is_true'),
+      macro('dbt_expectations', 'test_expect_column_values_to_be_between'),
+      macro('dbt_expectations', 'test_expect_column_values_to_not_be_null'),
+      macro('dbt_expectations', 'test_expect_column_values_to_not_be_in_set'),
+    ].map((m) => [m.unique_id, m]),
+  );
+  /** Fusion's name of a test whose whole name is `identifier_arguments`: cut when 64 characters or more. */
+  const hashed = (identifier: string, whole: string) =>
+    whole.length >= 64
+      ? `${identifier.slice(0, 30)}_${createHash('md5').update(whole).digest('hex')}`
+      : whole;
+  const onLong = { depends_on: { macros: [], nodes: ['model.shop.customer_orders_summary'] } };
+  const names = {
+    accepted: hashed(
+      'accepted_values_customer_orders_summary',
+      'accepted_values_customer_orders_summary_status__placed__shipped__returned',
+    ),
+    expression: hashed(
+      'expression_is_true_customer_orders_summary',
+      'dbt_utils_expression_is_true_customer_orders_summary_amount_0',
+    ),
+    between: hashed(
+      'expect_column_values_to_be_between_customer_orders_summary',
+      'dbt_expectations_expect_column_values_to_be_between_customer_orders_summary_amount__0',
+    ),
+    notNullOrInSet: hashed(
+      'expect_column_values_to_not_be_null_customer_orders_summary',
+      'dbt_expectations_expect_column_values_to_not_be_null_customer_orders_summary_amount',
+    ),
+  };
+  const m = manifest(long, ...Object.values(names).map((name) => fusionTest(name, onLong)));
+  (m['metadata'] as Entry)['dbt_version'] = '2.0.0-beta.46';
+  m['macros'] = macros;
+  const fusion = readManifest(m);
+  const selected = (select: string) =>
+    [...selectDbt(fusion, { select: [select] }).tests].map((id) => id.slice('test.shop.'.length)).sort();
+
+  it('the names are as Fusion writes them: 30 characters, _, 32 hexadecimal digits', () => {
+    expect(names.accepted).toMatch(/^accepted_values_customer_order_[0-9a-f]{32}$/);
+    expect(names.between).toMatch(/^expect_column_values_to_be_bet_[0-9a-f]{32}$/);
+  });
+
+  it('test_name: selects the test whose macro the cut name starts with, the cut in the model or the test', () => {
+    expect(selected('test_name:accepted_values')).toEqual([names.accepted]);
+    expect(selected('test_name:expression_is_true')).toEqual([names.expression]);
+    expect(selected('test_name:expect_column_values_to_be_between')).toEqual([names.between]);
+    expect(selected('test_name:accepted_*')).toEqual([names.accepted]);
+    expect(selected('test_type:generic')).toHaveLength(4);
+  });
+
+  it('a cut two test macros start alike (to_not_be_null, to_not_be_in_set) names neither: not selected', () => {
+    expect(selected('test_name:expect_column_values_to_not_be_null')).toEqual([]);
+    expect(selected('test_name:expect_column_values_to_not_be_in_set')).toEqual([]);
   });
 });
