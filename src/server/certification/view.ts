@@ -24,14 +24,25 @@ const CAST: Record<ColumnType, string> = {
 
 const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
 
+/**
+ * A Mode B record's value as its column's type. A timestamp written without a zone (`2026-03-01T10:00:00`) is a
+ * time at UTC, as the gates read it (their transactions are in UTC), whatever TimeZone the session reading the
+ * view has: else each reader would get it in their own zone, and not the time the checks passed. A value with a
+ * zone (`Z`, `+01:00`, `UTC`) has a character past its day other than a digit, `:`, `.`, `T` or a space.
+ */
+function recordValue(name: string, type: ColumnType): string {
+  const text = `(data->>${literal(name)})`;
+  if (type !== 'timestamp') return `${text}::${CAST[type]}`;
+  return `CASE WHEN substr(${text}, 11) ~ '[^0-9:. T]' THEN ${text}::timestamptz
+    ELSE ${text}::timestamp AT TIME ZONE 'UTC' END`;
+}
+
 function selectOf(table: ViewSource): string {
   if (table.mode === 'MODE_A') {
     if (!table.source) throw new Error(`Mode A table ${table.id} has no source`);
     return `SELECT ${table.columns.map((c) => quoteIdent(c.name)).join(', ')} FROM ${quoteSource(table.source)}`;
   }
-  const columns = table.columns.map(
-    (c) => `(data->>${literal(c.name)})::${CAST[c.type]} AS ${quoteIdent(c.name)}`,
-  );
+  const columns = table.columns.map((c) => `${recordValue(c.name, c.type)} AS ${quoteIdent(c.name)}`);
   return `SELECT ${['id', ...columns].join(', ')} FROM gds.records WHERE table_id = ${literal(table.id)}`;
 }
 

@@ -12,6 +12,8 @@ import type { GateTable } from './table.js';
 
 export { Params } from './params.js';
 
+// A Mode B timestamp without a zone is read at UTC by the gate transaction's TimeZone (read-only.ts); the
+// certified view spells that out (certification/view.ts recordValue), whatever its reader's zone.
 const PG_TYPE: Record<ColumnType, string> = {
   text: 'text',
   integer: 'bigint',
