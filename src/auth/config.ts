@@ -43,6 +43,12 @@ interface ProfileCommon extends ProfileSecrets {
   secretRef?: KeychainRef;
   /** The e-mail the token signed in as when it was stored (shown by auth status and the profile picker). */
   user?: string;
+  /**
+   * A random id the credentials get when they are saved (auth login, auth set, tokens --save-profile), kept by
+   * their renewals: a command that read the profile before a long request tells a renewal of the same
+   * credentials from others saved meanwhile, which may have every other field the same (profiles.ts).
+   */
+  savedId?: string;
 }
 
 export interface StaticProfile extends ProfileCommon {

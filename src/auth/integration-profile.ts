@@ -7,9 +7,9 @@ import type { Env, IntegrationProfile, Profile } from './config.js';
 import { checkProfileName, loadConfig, withProfileLock } from './config.js';
 import { finishBeforeExit } from './finish-before-exit.js';
 import { describeLive, liveToken } from './login.js';
-import { clockSkewMs, onLocalClock, renewableFields, saveBoundMs } from './refresh.js';
+import { clockSkewMs, onLocalClock, saveBoundMs } from './refresh.js';
 import type { SavedProfile } from './profiles.js';
-import { saveProfile } from './profiles.js';
+import { sameCredentials, saveProfile } from './profiles.js';
 import { describeStorage } from './secret-store.js';
 
 /** What the service answered, and where: the tokens and what is known of the token they belong to. */
@@ -99,7 +99,7 @@ async function obtainAndSave<T extends ObtainedIntegrationTokens>(
     name,
     async () => {
       const current = (await loadConfig(options)).profiles[name];
-      if (!sameProfile(current, existing)) throw profileChanged(name, current, obtained, options);
+      if (!sameCredentials(current, existing)) throw profileChanged(name, current, obtained, options);
       return saveProfile(
         name,
         fields,
@@ -114,22 +114,6 @@ async function obtainAndSave<T extends ObtainedIntegrationTokens>(
     saved,
     location: describeStorage(saved.storage, saved.profile.secretRef, options.env),
   };
-}
-
-/**
- * Whether the profile is still the one read before the request: both absent, or the same but for what a renewal
- * of its own changes (its secrets, where they are, their expiries, the record of a refresh under way), as when
- * `gds tokens issue --profile ci --save-profile ci` renews ci's sign-in to mint the token it then saves.
- */
-function sameProfile(current: Profile | undefined, before: Profile | undefined): boolean {
-  if (current === undefined || before === undefined) return current === before;
-  return identity(current) === identity(before);
-}
-
-function identity(profile: Profile): string {
-  // A static profile has none of a renewal's fields but its token and where it is: the same fields go.
-  const kept = renewableFields(profile as Exclude<Profile, { kind: 'static' }>);
-  return JSON.stringify(kept, Object.keys(kept).sort());
 }
 
 /** The profile changed while the request was out: the answer is saved nowhere, and said how to end the token. */

@@ -122,7 +122,12 @@ async function save(
     ...options,
     ...(toldBefore || lostBeforeWrite ? { warn: undefined } : {}),
   });
-  const profile = { ...fields, ...placement.fields } as Profile;
+  // New credentials get an id of their own; a renewal (a claim) keeps theirs, among the fields it carries over.
+  const profile = {
+    ...fields,
+    ...(claim === undefined ? { savedId: newSavedId() } : {}),
+    ...placement.fields,
+  } as Profile;
   const active = await updateConfig((config) => {
     if (!claimed(config)) return undefined;
     config.profiles[name] = profile;
@@ -155,6 +160,38 @@ async function save(
       );
   }
   return { name, profile, storage: placement.storage, active };
+}
+
+function newSavedId(): string {
+  return process.getBuiltinModule('node:crypto').randomBytes(8).toString('hex');
+}
+
+/**
+ * Whether profile `current` still holds the credentials `before` held, read before a long request (a sign-in,
+ * `tokens issue|refresh --save-profile`): both absent, or the same but for what a renewal of the credentials
+ * changes (their secrets, where they are, their expiries, the record of a refresh under way), as when `gds tokens
+ * issue --profile ci --save-profile ci` renews ci's sign-in to mint the token it then saves. Other credentials
+ * saved meanwhile have a savedId of their own, even when every other field is the same.
+ */
+export function sameCredentials(current: Profile | undefined, before: Profile | undefined): boolean {
+  if (current === undefined || before === undefined) return current === before;
+  return credentialsIdentity(current) === credentialsIdentity(before);
+}
+
+/** What a renewal of the credentials changes (see sameCredentials). */
+const renewedFields = new Set([
+  'secretRef',
+  'token',
+  'accessToken',
+  'refreshToken',
+  'expiresAt',
+  'refreshExpiresAt',
+  'refreshInFlight',
+]);
+
+function credentialsIdentity(profile: Profile): string {
+  const kept = Object.entries(profile).filter(([field]) => !renewedFields.has(field));
+  return JSON.stringify(kept.sort(([a], [b]) => a.localeCompare(b)));
 }
 
 /** Whether a keychain entry holds these very secrets. */

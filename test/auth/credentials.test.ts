@@ -43,7 +43,12 @@ describe('precedence, first match wins, token and base each on their own', () =>
       tokenSource: 'profile:default',
       baseSource: 'profile:default',
       profileName: 'default',
-      profile: { kind: 'static', base: 'https://default.example', token: 'cli_default' },
+      profile: {
+        kind: 'static',
+        base: 'https://default.example',
+        token: 'cli_default',
+        savedId: expect.any(String),
+      },
       tokenKind: 'static',
       storage: 'file',
     });

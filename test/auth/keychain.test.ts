@@ -113,6 +113,7 @@ describe('with a Secret Service answering', needs(await whyNoSecretService()), (
           kind: 'static',
           base: 'https://k.example',
           secretRef: { store: 'keychain', service: 'gds-cli', account },
+          savedId: expect.any(String),
         },
       },
     });
@@ -172,6 +173,7 @@ describe('with a Secret Service answering', needs(await whyNoSecretService()), (
       kind: 'static',
       base: 'https://k.example',
       token,
+      savedId: expect.any(String),
     });
   });
 
@@ -295,6 +297,7 @@ describe('no keychain answering (no D-Bus session bus)', () => {
       kind: 'static',
       base: 'https://f.example',
       token,
+      savedId: expect.any(String),
     });
     // Once per profile: the same profile saved again (its secrets already in the file) says nothing.
     const again = await gds(

@@ -3,7 +3,7 @@
 // ci's lock from before the request to after the answer, so the second command waited the lock's ~20 s and
 // failed with config_locked. The lock now covers only the save: the second command ends at once, and the answer
 // that comes after it saves nothing over what that command left (a logged-out profile is not brought back, a
-// sign-in is not replaced), said as such. The service here is a socket that takes the request and answers only
+// sign-in is not replaced, nor a static token replaced by another of the same base), said as such. The service here is a socket that takes the request and answers only
 // when the test says so.
 import type { Socket } from 'node:net';
 import { createServer } from 'node:net';
@@ -110,6 +110,15 @@ const seconds = [
       expect(config.profiles.ci).toMatchObject({ kind: 'session', accessToken: 'signed-in-access' }),
     why: /Profile ci changed/,
   },
+  {
+    // The same fields as the token it replaces (kind, base): only the token differs.
+    second: 'gds auth set of another token into ci',
+    run: (env: NodeJS.ProcessEnv, base: string) =>
+      setStaticProfile({ name: 'ci', token: 'cli_otherProfileToken42', base }, { env }),
+    left: (config: Awaited<ReturnType<typeof loadConfig>>) =>
+      expect(config.profiles.ci).toMatchObject({ kind: 'static', token: 'cli_otherProfileToken42' }),
+    why: /Profile ci changed/,
+  },
 ];
 
 describe.each(commands)('gds $command --save-profile ci waiting on a service that does not answer', (c) => {
@@ -133,7 +142,7 @@ describe.each(commands)('gds $command --save-profile ci waiting on a service tha
 
       // The request is out and unanswered: the second command does not wait for it.
       const first = await Promise.race([
-        s.run(env).then(() => 'second command ended'),
+        s.run(env, service.url).then(() => 'second command ended'),
         saving.then(() => 'save ended'),
       ]);
       expect(first).toBe('second command ended');

@@ -87,7 +87,9 @@ describe('gds auth set', () => {
     expect(await config(cfg)).toEqual({
       version: 1,
       activeProfile: 'default',
-      profiles: { default: { kind: 'static', base: 'https://gds.example.com', token } },
+      profiles: {
+        default: { kind: 'static', base: 'https://gds.example.com', token, savedId: expect.any(String) },
+      },
     });
   });
 
@@ -129,6 +131,7 @@ describe('gds auth set', () => {
       kind: 'static',
       base: 'https://a.example',
       token,
+      savedId: expect.any(String),
     });
   });
 
@@ -260,6 +263,7 @@ describe('gds auth set', () => {
         kind: 'static',
         base: `https://h${i}.example`,
         token: `${token}${i}`,
+        savedId: expect.any(String),
       }),
     );
     expect(names).toContain(written.activeProfile);
