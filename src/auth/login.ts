@@ -3,14 +3,17 @@
 // through openid-client. The tokens land in a `session` profile; the token endpoint is kept beside them
 // so a refresh (refresh.ts) needs no discovery round trip. openid-client loads only inside login().
 import type * as OpenIdClient from 'openid-client';
+import { createApiClient } from '../client/index.js';
+import { staticToken } from '../client/transport.js';
 import { CliError, ExitCode } from '../core/errors.js';
+import { addRunSecret } from '../core/redact.js';
 import { stripControlCharacters } from '../core/terminal-text.js';
 import { INSECURE_URL_CODE, isInsecureUrl } from '../core/url-policy.js';
 import type { Env, Profile } from './config.js';
 import { checkProfileName, loadConfig, withProfileLock } from './config.js';
 import { checkBaseUrl, refuseInsecureUrl } from './credentials.js';
 import type { ProfileFields, SavedProfile } from './profiles.js';
-import { saveProfile } from './profiles.js';
+import { sameCredentials, saveProfile } from './profiles.js';
 import type { SessionExtras } from './refresh.js';
 import { expiresAtFrom } from './refresh.js';
 import { oidcFetch } from './oidc-fetch.js';
@@ -157,6 +160,9 @@ export async function login(options: LoginOptions): Promise<LoginResult> {
   const tokens = await oauthCall(() =>
     oidc.pollDeviceAuthorizationGrant(config, device, undefined, { signal }),
   );
+  // Masked wherever a message might say them back (a refusal below names what became of them).
+  addRunSecret(tokens.access_token);
+  if (tokens.refresh_token !== undefined) addRunSecret(tokens.refresh_token);
   if (tokens.refresh_token === undefined) {
     options.warn?.('The authorization server gave no refresh token: sign in again when the session expires.');
   }
@@ -173,14 +179,65 @@ export async function login(options: LoginOptions): Promise<LoginResult> {
     accessToken: tokens.access_token,
     ...(tokens.refresh_token === undefined ? {} : { refreshToken: tokens.refresh_token }),
   };
-  const saved = await withProfileLock(
+  // The approval may have taken minutes: another command may have saved into the profile, or logged it out,
+  // since it was read above. Saved only over the profile found then (or a renewal of it), as tokens
+  // --save-profile saves (integration-profile.ts).
+  const current = await withProfileLock(
     name,
-    () => saveProfile(name, fields, secrets, { env, warn: options.warn }),
-    {
-      env,
+    async () => {
+      const now = (await loadConfig({ env, warn: options.warn })).profiles[name];
+      if (!sameCredentials(now, existing)) return { changed: now };
+      return { saved: await saveProfile(name, fields, secrets, { env, warn: options.warn }) };
     },
+    { env },
   );
-  return { saved, issuer: metadata.issuer, expiresAt: expiresAt ?? 'unknown' };
+  if ('changed' in current)
+    throw await signInNotSaved(name, current.changed, options.base, tokens.access_token);
+  return { saved: current.saved, issuer: metadata.issuer, expiresAt: expiresAt ?? 'unknown' };
+}
+
+/**
+ * The profile changed while the person signed in: the new sign-in is not saved over what is there now, and,
+ * held by nothing, is ended on the service (POST /api/auth/revoke, as `gds auth revoke` ends one).
+ */
+async function signInNotSaved(
+  name: string,
+  now: Profile | undefined,
+  base: string,
+  accessToken: string,
+): Promise<CliError> {
+  const what =
+    now === undefined
+      ? `Profile ${name} was logged out while you signed in`
+      : `Profile ${name} changed while you signed in (another gds command saved into it)`;
+  const ended = await endSignIn(base, accessToken);
+  const fate =
+    ended === true
+      ? 'your new sign-in was not saved, and was ended'
+      : `your new sign-in was not saved, and could not be ended (${ended}): it ends when its tokens expire`;
+  const again =
+    now === undefined
+      ? `Sign in again if you still want it: gds auth login --profile ${name} --base ${base}`
+      : `Keep what it holds now, or replace it: gds auth login --profile ${name} --force. ` +
+        'Or sign in into a profile of its own: gds auth login --profile <name>';
+  return new CliError(`${what}: ${fate}.`, {
+    exitCode: ExitCode.Failure,
+    code: 'profile_changed',
+    suggestion: again,
+  });
+}
+
+/** Revokes the sign-in of `accessToken`: true, or why not (no token in it). */
+async function endSignIn(base: string, accessToken: string): Promise<true | string> {
+  const client = createApiClient({ baseUrl: base, auth: staticToken(accessToken), retry: { maxRetries: 1 } });
+  try {
+    await client.tokens.revokeOwn();
+    return true;
+  } catch (error) {
+    return stripControlCharacters(error instanceof Error ? error.message : String(error));
+  } finally {
+    await client.close();
+  }
 }
 
 async function discover(oidc: typeof OpenIdClient, server: URL, clientId: string, insecure: boolean) {

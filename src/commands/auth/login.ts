@@ -16,7 +16,9 @@ export default class AuthLogin extends BaseCommand<typeof AuthLogin> {
     'the profile), prints a code and an address on stderr, opens the browser on a desktop terminal, and ' +
     'waits until the code is approved, denied (exit 3) or expires (exit 3). The tokens go to the OS keychain ' +
     '(else the 0600 config file) and are renewed automatically. Refuses to replace a profile that holds a ' +
-    'live token unless --force. Without a terminal, pass --no-browser to get the code, or authenticate CI ' +
+    'live token unless --force, and one that another command saved into or logged out while the code waited ' +
+    '(exit 1, profile_changed: the new sign-in is ended, not saved). Without a terminal, pass --no-browser to ' +
+    'get the code, or authenticate CI ' +
     'with SERVICE_TOKEN and SERVICE_API_URL. GDS_CLIENT_ID overrides the client id (gds-cli).';
   static override examples = [
     '<%= config.bin %> auth login --base https://gds.example.com',

@@ -1,0 +1,225 @@
+// `gds auth login --profile ci` checks before the browser step that ci holds no live token, and the sign-in may
+// then take minutes. Another command may save into ci meanwhile (a second sign-in, `tokens issue --save-profile
+// ci`, `auth logout --profile ci`): the login used to save over it all the same. It now re-reads ci under ci's
+// lock at the save and refuses (exit 1, profile_changed) when ci is no longer the profile it found, saying so;
+// the new sign-in, which nothing holds then, is ended on the service (POST /api/auth/revoke). A renewal of ci's
+// own tokens meanwhile is no change. The authorization server here answers the device poll only when the test
+// says so.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Env, GdsConfig, SessionProfile } from '../../src/auth/config.js';
+import { loadConfig, updateConfig, withProfileLock } from '../../src/auth/config.js';
+import type { ProfileFields } from '../../src/auth/profiles.js';
+import {
+  refreshTokenFingerprint,
+  removeProfile,
+  saveProfile,
+  saveRefreshedProfile,
+} from '../../src/auth/profiles.js';
+import { renewableFields } from '../../src/auth/refresh.js';
+import { runInProcess } from '../helpers/run-in-process.js';
+import { ndjson } from '../e2e/login-helpers.js';
+
+/** A device-flow authorization server (and the service's revoke endpoint) whose token poll waits for `answer`. */
+async function heldAuthorizationServer() {
+  let base = '';
+  let polled!: () => void;
+  const poll = new Promise<void>((resolve) => (polled = resolve));
+  let answer!: (body: object) => void;
+  const answered = new Promise<object>((resolve) => (answer = resolve));
+  const revoked: string[] = [];
+  const json = (response: ServerResponse, status: number, body: object) =>
+    response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+  const routes: Record<string, (request: IncomingMessage, response: ServerResponse) => void> = {
+    'GET /.well-known/openid-configuration': (_request, response) =>
+      json(response, 200, {
+        issuer: base,
+        device_authorization_endpoint: `${base}/oauth/device`,
+        token_endpoint: `${base}/oauth/token`,
+        grant_types_supported: ['urn:ietf:params:oauth:grant-type:device_code', 'refresh_token'],
+        token_endpoint_auth_methods_supported: ['none'],
+      }),
+    'POST /oauth/device': (_request, response) =>
+      json(response, 200, {
+        device_code: 'device-1',
+        user_code: 'WDJB-MJHT',
+        verification_uri: `${base}/device`,
+        expires_in: 60,
+        interval: 1,
+      }),
+    'POST /oauth/token': (_request, response) => {
+      polled();
+      void answered.then((body) => json(response, 200, body));
+    },
+    'POST /api/auth/revoke': (request, response) => {
+      revoked.push(String(request.headers.authorization));
+      response.writeHead(204).end();
+    },
+  };
+  const server = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      const route = routes[`${request.method ?? ''} ${request.url ?? ''}`];
+      if (route === undefined) json(response, 404, { error: { code: 'not_found' } });
+      else route(request, response);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  return {
+    base,
+    poll,
+    answer,
+    revoked,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+const fresh = { accessToken: 'fresh-access-42', refreshToken: 'fresh-refresh-42' };
+const old = { accessToken: 'old-access-42', refreshToken: 'old-refresh-42' };
+const hourAgo = () => new Date(Date.now() - 3_600_000).toISOString();
+const inAnHour = () => new Date(Date.now() + 3_600_000).toISOString();
+
+/** The fields `gds auth login` saves for a sign-in into `base`. */
+const sessionFields = (base: string) =>
+  ({
+    kind: 'session',
+    base,
+    issuer: base,
+    tokenEndpoint: `${base}/oauth/token`,
+    clientId: 'gds-cli',
+  }) as const;
+
+const saveUnderLock = (env: Env, fields: ProfileFields, secrets: object) =>
+  withProfileLock('ci', () => saveProfile('ci', fields, secrets, { env }), { env });
+
+let closeServer: (() => Promise<void>) | undefined;
+afterEach(async () => {
+  await closeServer?.();
+  closeServer = undefined;
+});
+
+const seconds = [
+  {
+    second: 'a second sign-in into ci, into the same service',
+    run: (env: Env, base: string) =>
+      saveUnderLock(
+        env,
+        { ...sessionFields(base), expiresAt: inAnHour() },
+        { accessToken: 'second-access', refreshToken: 'second-refresh' },
+      ),
+    left: (config: GdsConfig) =>
+      expect(config.profiles.ci).toMatchObject({ kind: 'session', accessToken: 'second-access' }),
+    why: /Profile ci changed while you signed in/,
+  },
+  {
+    second: 'gds tokens issue --save-profile ci',
+    run: (env: Env, base: string) =>
+      saveUnderLock(
+        env,
+        { kind: 'integration', base, tokenId: 'tok_issued42', refreshExpiresAt: inAnHour() },
+        { accessToken: 'issued-access', refreshToken: 'issued-refresh' },
+      ),
+    left: (config: GdsConfig) =>
+      expect(config.profiles.ci).toMatchObject({ kind: 'integration', tokenId: 'tok_issued42' }),
+    why: /Profile ci changed while you signed in/,
+  },
+  {
+    second: 'gds auth logout --profile ci',
+    run: (env: Env) => removeProfile('ci', { env }),
+    left: (config: GdsConfig) => expect(config.profiles).toEqual({}),
+    why: /Profile ci was logged out while you signed in/,
+  },
+];
+
+/** ci holds an expired sign-in into `base`; `gds auth login --profile ci` starts and waits on the device poll. */
+async function loginUnderWay() {
+  const server = await heldAuthorizationServer();
+  closeServer = server.close;
+  const env = {
+    GDS_CONFIG_DIR: join(await mkdtemp(join(tmpdir(), 'gds-login-changed-')), 'gds'),
+    GDS_SECRET_STORAGE: 'file',
+  };
+  await saveUnderLock(env, { ...sessionFields(server.base), expiresAt: hourAgo() }, old);
+  const login = runInProcess(
+    ['auth', 'login', '--profile', 'ci', '--base', server.base, '--no-browser', '--json'],
+    {
+      env: { ...env, NO_COLOR: '1' },
+    },
+  );
+  await Promise.race([
+    server.poll,
+    login.then((r) => Promise.reject(new Error(`ended before its poll: ${r.stderr}`))),
+  ]);
+  const answer = () => {
+    server.answer({ ...tokenAnswer, access_token: fresh.accessToken, refresh_token: fresh.refreshToken });
+    return login;
+  };
+  return { server, env, answer };
+}
+
+const tokenAnswer = { token_type: 'Bearer', expires_in: 3600 };
+
+describe('gds auth login --profile ci, and another command saves into ci while it waits for the approval', () => {
+  it.each(seconds)(
+    '$second: the login refuses, saves nothing over it, and ends its new sign-in',
+    async (s) => {
+      const { server, env, answer } = await loginUnderWay();
+      await s.run(env, server.base);
+      const r = await answer();
+      expect(r.code, r.stderr).toBe(1);
+      const error = ndjson(r.stderr).find((line) => line.error !== undefined)?.error;
+      expect(error).toMatchObject({ code: 'profile_changed' });
+      expect(error.message).toMatch(s.why);
+      expect(error.message).toMatch(/new sign-in was not saved, and was ended/);
+      expect(error.suggestion).toMatch(/gds auth login --profile/);
+      expect(r.stdout).toBe('');
+      expect(server.revoked).toEqual([`Bearer ${fresh.accessToken}`]);
+      const config = await loadConfig({ env });
+      s.left(config);
+      expect(JSON.stringify(config)).not.toMatch(/fresh-/);
+      expect(r.stdout + r.stderr).not.toMatch(/fresh-/);
+    },
+    60_000,
+  );
+
+  it("a renewal of ci's own sign-in meanwhile is no change: the login saves", async () => {
+    const { server, env, answer } = await loginUnderWay();
+    // As refresh.ts renews it: recorded, then saved while the record holds.
+    const claim = refreshTokenFingerprint(old.refreshToken);
+    await updateConfig(
+      (config) => {
+        const ci = config.profiles.ci;
+        if (ci?.kind === 'session')
+          ci.refreshInFlight = { since: new Date().toISOString(), refreshTokenSha256: claim };
+      },
+      { env },
+    );
+    const recorded = (await loadConfig({ env })).profiles.ci as SessionProfile;
+    await withProfileLock(
+      'ci',
+      () =>
+        saveRefreshedProfile(
+          'ci',
+          { ...(renewableFields(recorded) as SessionProfile), expiresAt: inAnHour() },
+          { accessToken: 'renewed-access', refreshToken: 'renewed-refresh' },
+          claim,
+          { env },
+        ),
+      { env },
+    );
+    expect((await loadConfig({ env })).profiles.ci).toMatchObject({ accessToken: 'renewed-access' });
+    const r = await answer();
+    expect(r.code, r.stderr).toBe(0);
+    expect(ndjson(r.stdout)).toEqual([expect.objectContaining({ profile: 'ci', kind: 'session' })]);
+    expect((await loadConfig({ env })).profiles.ci).toMatchObject({ accessToken: fresh.accessToken });
+    expect(server.revoked).toEqual([]);
+  }, 60_000);
+});
