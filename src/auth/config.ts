@@ -244,22 +244,48 @@ export async function withProfileLock<T>(
   const held = profileLocksHeld().getStore() ?? [];
   const outer = held.find((lock) => lock.target === target && !lock.released);
   if (outer !== undefined) return fn(outer.stillHeld);
-  let taken = false;
-  try {
-    return await withLock(target, `${target}.lock`, async (_assertHeld, stillHeld) => {
-      taken = true;
-      const lock: HeldLock = { target, released: false, stillHeld };
-      try {
-        return await profileLocksHeld().run([...held, lock], () => fn(stillHeld));
-      } finally {
-        // Work that `fn` started and left running sees the lock as gone, and takes it again if it needs it.
-        lock.released = true;
-      }
-    });
-  } catch (error) {
-    if (taken) throw error;
+  const file = await acquireWithin(target, profileLockWaitMs(options.env)).catch(async (error: unknown) => {
     throw await whoHoldsProfile(name, error, options.env);
+  });
+  const lock: HeldLock = { target, released: false, stillHeld: file.stillHeld };
+  try {
+    return await profileLocksHeld().run([...held, lock], () => fn(file.stillHeld));
+  } finally {
+    // Work that `fn` started and left running sees the lock as gone, and takes it again if it needs it.
+    lock.released = true;
+    await file.release();
   }
+}
+
+/** Takes a profile's lock, trying again until `waitMs` have passed (config_locked then). */
+async function acquireWithin(target: string, waitMs: number): Promise<FileLock> {
+  const started = Date.now();
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      return await acquire(target, `${target}.lock`, 0);
+    } catch (error) {
+      if (!(error instanceof CliError && error.code === 'config_locked') || Date.now() - started >= waitMs) {
+        debugLog(`lock ${target}.lock: not taken after ${Date.now() - started} ms`);
+        throw error;
+      }
+    }
+    await retryPause(attempt);
+  }
+}
+
+/** The pause before the next try at a lock another process holds: growing, randomised, at most 200 ms. */
+function retryPause(attempt: number): Promise<void> {
+  const { setTimeout: sleep } = process.getBuiltinModule('node:timers/promises');
+  return sleep(Math.min(lockOptions.retries.maxTimeout, 10 * 1.2 ** attempt) * (1 + Math.random()));
+}
+
+/**
+ * How long a command waits for another gds's hold on a profile before it gives up (config_locked):
+ * GDS_LOCK_WAIT_MS, else about 20 s, as a config file write waits.
+ */
+export function profileLockWaitMs(env: Env = process.env): number {
+  const value = Number(env.GDS_LOCK_WAIT_MS);
+  return Number.isFinite(value) && value > 0 ? value : defaultLockWaitMs;
 }
 
 /**
@@ -291,8 +317,8 @@ async function whoHoldsProfile(name: string, error: unknown, env: Env | undefine
  * is held by another process, those already taken are let go before waiting and trying again. A command may
  * hold one profile's lock while it waits for another's (`gds tokens issue --profile a --save-profile b` held
  * b's while it renewed a's sign-in under a's): holding some of these while waiting for the rest, in any order,
- * would let the two wait for each other until one gave up (config_locked). Gives up as a single lock does (about 20 s
- * in all), naming the lock it last found held. A profile whose lock is held and for which `unlessRefreshing`
+ * would let the two wait for each other until one gave up (config_locked). Gives up as a single lock does
+ * (profileLockWaitMs), naming the lock it last found held. A profile whose lock is held and for which `unlessRefreshing`
  * says yes (a refresh of its tokens is under way in the holder, which may wait long on the network) is passed
  * over: `fn` runs without its lock, and must itself keep that refresh from saving (profiles.ts).
  */
@@ -306,7 +332,7 @@ export async function withProfileLocks<T>(
     .sort()
     .map((name) => ({ name, target: join(dir, `profile-${checkProfileName(name)}`) }));
   const held = profileLocksHeld().getStore() ?? [];
-  const { setTimeout: sleep } = process.getBuiltinModule('node:timers/promises');
+  const waitMs = profileLockWaitMs(options.env);
   const started = Date.now();
   for (let attempt = 0; ; attempt += 1) {
     const taken: { lock: HeldLock; file: FileLock }[] = [];
@@ -337,8 +363,8 @@ export async function withProfileLocks<T>(
       }
     }
     await letGo(taken);
-    if (Date.now() - started >= lockWaitMs) throw await whoHoldsProfile(busy.name, busy.error, options.env);
-    await sleep(Math.min(lockOptions.retries.maxTimeout, 10 * 1.2 ** attempt) * (1 + Math.random()));
+    if (Date.now() - started >= waitMs) throw await whoHoldsProfile(busy.name, busy.error, options.env);
+    await retryPause(attempt);
   }
 }
 
@@ -394,8 +420,8 @@ const lockOptions = {
   retries: { retries: 200, factor: 1.2, minTimeout: 10, maxTimeout: 100, randomize: true },
 } as const;
 
-/** How long withProfileLocks waits in all, as a single lock's retries do. */
-const lockWaitMs = 20_000;
+/** How long a profile's lock is waited for in all, as a single lock's retries do (profileLockWaitMs). */
+const defaultLockWaitMs = 20_000;
 
 /**
  * Runs `fn` holding the lock. `stillHeld` says whether the lock is still this holder's: proper-lockfile has not

@@ -31,6 +31,8 @@ export interface SaveIntegrationOptions {
   force: boolean;
   /** `obtain` spends a refresh token: the tokens it answers exist nowhere else (ProfileOptions.onlyCopy). */
   onlyCopy?: boolean;
+  /** With onlyCopy: shows the tokens, as the command does without --save-profile, when they cannot be saved. */
+  showUnsaved?: (obtained: ObtainedIntegrationTokens) => void;
   env?: Env;
   warn?: (message: string) => void;
 }
@@ -48,6 +50,7 @@ export interface SavedIntegration<T> {
  * wait long on the network: a `gds auth logout` or a sign-in into the profile meanwhile does not wait for it.
  * So the save re-reads the profile under the lock and refuses (profile_changed) when it is no longer the one
  * found before the request: a logged-out profile is not brought back, another command's save not replaced.
+ * Whatever keeps the answer from being saved, it is not lost unsaid (notSaved).
  */
 export async function saveIntegrationTokens<T extends ObtainedIntegrationTokens>(
   profileName: string,
@@ -95,20 +98,25 @@ async function obtainAndSave<T extends ObtainedIntegrationTokens>(
     ...(env === undefined ? {} : { env }),
     ...(scopes === undefined ? {} : { scopes }),
   };
-  const saved = await withProfileLock(
-    name,
-    async () => {
-      const current = (await loadConfig(options)).profiles[name];
-      if (!sameCredentials(current, existing)) throw profileChanged(name, current, obtained, options);
-      return saveProfile(
-        name,
-        fields,
-        { accessToken: obtained.tokens.accessToken, refreshToken: obtained.tokens.refreshToken },
-        options,
-      );
-    },
-    options,
-  );
+  let saved: SavedProfile;
+  try {
+    saved = await withProfileLock(
+      name,
+      async () => {
+        const current = (await loadConfig(options)).profiles[name];
+        if (!sameCredentials(current, existing)) throw profileChanged(name, current);
+        return saveProfile(
+          name,
+          fields,
+          { accessToken: obtained.tokens.accessToken, refreshToken: obtained.tokens.refreshToken },
+          options,
+        );
+      },
+      options,
+    );
+  } catch (error) {
+    throw notSaved(name, error, obtained, options);
+  }
   return {
     obtained,
     saved,
@@ -116,29 +124,54 @@ async function obtainAndSave<T extends ObtainedIntegrationTokens>(
   };
 }
 
-/** The profile changed while the request was out: the answer is saved nowhere, and said how to end the token. */
-function profileChanged(
-  name: string,
-  current: Profile | undefined,
-  obtained: ObtainedIntegrationTokens,
-  options: SaveIntegrationOptions,
-): CliError {
+/** The profile changed while the request was out (see saveIntegrationTokens). */
+function profileChanged(name: string, current: Profile | undefined): CliError {
   const what =
     current === undefined
       ? `Profile ${name} was logged out`
       : `Profile ${name} changed (another gds command saved into it)`;
-  const spent = options.onlyCopy === true ? ' The refresh token you gave is spent.' : '';
+  return new CliError(`${what} while the request was out.`, {
+    exitCode: ExitCode.Failure,
+    code: 'profile_changed',
+  });
+}
+
+/**
+ * Why the answer was not saved (the profile changed, its lock was held too long, the save failed), said with what
+ * became of the tokens. Tokens that exist nowhere else (onlyCopy: the refresh token given is spent) are shown as
+ * the command shows them without --save-profile, never lost; an issued token is not shown, and named to revoke.
+ */
+function notSaved(
+  name: string,
+  error: unknown,
+  obtained: ObtainedIntegrationTokens,
+  options: SaveIntegrationOptions,
+): CliError {
+  const cause = error instanceof CliError ? error : undefined;
+  const why = (cause?.message ?? (error instanceof Error ? error.message : String(error))).replace(/\.$/, '');
   const token = obtained.id === undefined ? 'the integration token' : `integration token ${obtained.id}`;
   const revoke =
     obtained.id === undefined
       ? 'gds tokens list, then gds tokens revoke <id>'
       : `gds tokens revoke ${obtained.id}`;
-  return new CliError(
-    `${what} while the request was out: the new tokens of ${token} were not saved, and are not shown.${spent}`,
-    {
-      exitCode: ExitCode.Failure,
-      code: 'profile_changed',
-      suggestion: `End the token it cannot renew: ${revoke}. Then issue a new one if you still need it.`,
-    },
-  );
+  const failure = { exitCode: cause?.exitCode ?? ExitCode.Failure, code: cause?.code ?? 'save_failed' };
+  if (options.onlyCopy === true && options.showUnsaved !== undefined) {
+    options.showUnsaved(obtained);
+    return new CliError(
+      `${why}: the new tokens of ${token} were not saved in profile ${name}. They are shown instead, the only ` +
+        'copy: the refresh token you gave is spent.',
+      {
+        ...failure,
+        suggestion:
+          'Put them in your secret manager now, or store them in a profile (this spends the refresh token shown ' +
+          `for a new pair): printf %s "$REFRESH_TOKEN" | gds tokens refresh --save-profile ${name}` +
+          `${options.force ? ' --force' : ''}. To end the token instead: ${revoke}`,
+      },
+    );
+  }
+  const spent = options.onlyCopy === true ? ' The refresh token you gave is spent.' : '';
+  return new CliError(`${why}: the new tokens of ${token} were not saved, and are not shown.${spent}`, {
+    ...failure,
+    suggestion: `End the token nothing can renew: ${revoke}. Then issue a new one if you still need it.`,
+  });
 }

@@ -42,9 +42,11 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
     description: 'auto (default), keychain (refuse the file fallback) or file (never touch the keychain).',
   },
   {
-    names: ['GDS_KEYCHAIN_TIMEOUT_MS'],
+    names: ['GDS_KEYCHAIN_TIMEOUT_MS', 'GDS_LOCK_WAIT_MS'],
     description:
-      'How long a keychain call may take before gds gives up on it (default 3000; a read is asked once more).',
+      'How long a keychain call may take before gds gives up on it (default 3000; a read is asked once more); ' +
+      'how long a command waits for another gds at work on the same profile before it gives up, config_locked ' +
+      '(default 20000).',
   },
   {
     names: ['GDS_COMPLETION_TIMEOUT_MS'],

@@ -3,8 +3,10 @@
 // ci's lock from before the request to after the answer, so the second command waited the lock's ~20 s and
 // failed with config_locked. The lock now covers only the save: the second command ends at once, and the answer
 // that comes after it saves nothing over what that command left (a logged-out profile is not brought back, a
-// sign-in is not replaced, nor a static token replaced by another of the same base), said as such. The service here is a socket that takes the request and answers only
-// when the test says so.
+// sign-in is not replaced, nor a static token replaced by another of the same base), said as such: `tokens
+// refresh`, whose answer is the only copy of the new tokens (the refresh token given is spent), shows them as it
+// does without --save-profile; `tokens issue` names the token to revoke. The service here is a socket that takes
+// the request and answers only when the test says so.
 import type { Socket } from 'node:net';
 import { createServer } from 'node:net';
 import { mkdtemp, readFile } from 'node:fs/promises';
@@ -14,6 +16,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig, withProfileLock } from '../../src/auth/config.js';
 import { removeProfile, saveProfile, setStaticProfile } from '../../src/auth/profiles.js';
 import { runInProcess } from '../helpers/run-in-process.js';
+import { ndjson } from '../e2e/login-helpers.js';
+import { integrationAnswers } from '../helpers/integration-answers.js';
 
 /** A service that accepts each connection, reads the request and answers only through `answer`. */
 async function heldService() {
@@ -44,23 +48,7 @@ async function heldService() {
   };
 }
 
-const base64url = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
-const accessToken = `${base64url({ alg: 'HS256' })}.${base64url({ tid: 'tok_held42', aud: 'MANAGEMENT', env: 'dev', scope: 'workspace:read:audit', iat: Math.floor(Date.now() / 1000) })}.c2lnbmF0dXJl`;
-const tokens = {
-  accessToken,
-  refreshToken: 'tok_held42.newRefreshSecret42',
-  expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
-  refreshExpiresAt: new Date(Date.now() + 30 * 86_400_000).toISOString(),
-};
-const issued = {
-  id: 'tok_held42',
-  name: 'ci',
-  clientToken: 'tf_heldClientLabel42',
-  audience: 'MANAGEMENT',
-  env: 'dev',
-  scopes: ['workspace:read:audit'],
-  tokens,
-};
+const { tokens, issued } = integrationAnswers('tok_held42');
 
 let closeService: (() => Promise<void>) | undefined;
 afterEach(async () => {
@@ -75,6 +63,7 @@ const commands = [
     input: 'tok_held42.oldRefreshSecret42',
     answer: { tokens },
     env: {},
+    shows: true,
   },
   {
     command: 'tokens issue',
@@ -82,6 +71,7 @@ const commands = [
     input: undefined,
     answer: issued,
     env: { SERVICE_TOKEN: 'cli_personHeld42' },
+    shows: false,
   },
 ];
 
@@ -152,8 +142,11 @@ describe.each(commands)('gds $command --save-profile ci waiting on a service tha
       expect(r.code, r.stderr).toBe(1);
       expect(r.stderr).toMatch(s.why);
       expect(r.stderr).toContain('tok_held42');
-      for (const secret of [tokens.accessToken, tokens.refreshToken])
-        expect(r.stdout + r.stderr).not.toContain(secret);
+      expect(r.stderr).toMatch(/not saved/);
+      for (const secret of [tokens.accessToken, tokens.refreshToken]) expect(r.stderr).not.toContain(secret);
+      // The only copy of the refreshed tokens, as `tokens refresh --json` prints them; an issued token is not
+      // shown (the person's own sign-in revokes it and issues another).
+      expect(ndjson(r.stdout)).toEqual(c.shows ? [{ tokens }] : []);
       const config = await loadConfig({ env });
       s.left(config);
       expect(JSON.stringify(config)).not.toContain(tokens.refreshToken);

@@ -8,6 +8,7 @@ import {
   tokenExpiries,
 } from '../../cli/token-bundle.js';
 import { integrationClaims } from '../../core/jwt-claims.js';
+import type { TokenBundle } from '../../contract/types.js';
 import { refreshToken } from '../../services/tokens.js';
 import { readTextInput } from '../../io/input.js';
 import { CliError, ExitCode } from '../../core/errors.js';
@@ -23,7 +24,8 @@ export default class TokensRefresh extends ApiCommand<typeof TokensRefresh> {
     'while, only as long as those are unused). Without --refresh-token, or with --refresh-token -, the refresh token is read from stdin so it ' +
     'stays out of the shell history. Needs only the API base (--base, SERVICE_API_URL or a profile): no token ' +
     'is sent. The new tokens are shown once: gds does not store them, unless --save-profile <name> says to store ' +
-    'them in that profile (then they are not shown, and --profile <name> renews them as they expire).';
+    'them in that profile (then they are not shown, and --profile <name> renews them as they expire; when they ' +
+    'cannot be saved there, they are shown as without it and gds exits 1, so they are not lost).';
   static override examples = [
     'printf %s "$REFRESH_TOKEN" | <%= config.bin %> tokens refresh',
     '<%= config.bin %> tokens refresh --refresh-token - --json < refresh-token.txt | jq -r .tokens.accessToken',
@@ -58,7 +60,12 @@ export default class TokensRefresh extends ApiCommand<typeof TokensRefresh> {
           // What the NEW token is for: never the old profile's fields, which it replaces.
           return { base, tokens: refreshed.tokens, ...integrationClaims(refreshed.tokens.accessToken) };
         },
-        { force: this.flags.force, onlyCopy: true, warn: (message) => this.out.warn(message) },
+        {
+          force: this.flags.force,
+          onlyCopy: true,
+          showUnsaved: ({ tokens }) => this.show(tokens),
+          warn: (message) => this.out.warn(message),
+        },
       );
       const { tokens } = saved.obtained;
       if (this.out.json) {
@@ -77,13 +84,15 @@ export default class TokensRefresh extends ApiCommand<typeof TokensRefresh> {
     // answer is on its way waits (bounded) for them to be shown, as a saved profile waits for its save.
     await finishBeforeExit(async () => {
       const { refreshed } = await refresh();
-      if (this.out.json) {
-        this.out.record(refreshed);
-        return;
-      }
-      this.out.success('Refreshed. The refresh token you gave is spent.');
-      printTokenBundle(this.out, refreshed.tokens);
+      if (!this.out.json) this.out.success('Refreshed. The refresh token you gave is spent.');
+      this.show(refreshed.tokens);
     });
+  }
+
+  /** The new tokens, whole: on stdout, as the one record `{tokens}` under --json. */
+  private show(tokens: TokenBundle): void {
+    if (this.out.json) this.out.record({ tokens });
+    else printTokenBundle(this.out, tokens);
   }
 
   private async readRefreshToken(): Promise<string> {
