@@ -30,6 +30,7 @@ import {
   isEntry,
   MANIFEST_MEMBERS,
   ManifestReader,
+  readDispatch,
   readQuoting,
 } from '../core/dbt/manifest.js';
 import type { CatalogTable, Manifest, ManifestOutline } from '../core/dbt/manifest.js';
@@ -200,6 +201,8 @@ async function readSeedHeaders(projectDir: string, manifest: Manifest): Promise<
 interface ProjectFile {
   /** `quoting:`: which parts of a relation's name dbt quotes. */
   quoting?: QuotePolicy;
+  /** `dispatch:`: each macro namespace's search_order. */
+  dispatch?: ReadonlyMap<string, readonly string[]>;
   /** `flags: indirect_selection:` (dbt 1.8+'s project flags), as written. */
   indirectSelection?: unknown;
   /** Whether `flags:` sets anything: dbt 1.8+ then reads no `config:` of profiles.yml. */
@@ -227,10 +230,12 @@ async function readProjectFile(projectDir: string): Promise<ProjectFile> {
   }
   if (!isEntry(project)) return {};
   const quoting = readQuoting(project['quoting']);
+  const dispatch = readDispatch(project['dispatch']);
   const flags = project['flags'];
   const indirectSelection = isEntry(flags) ? flags['indirect_selection'] : undefined;
   return {
     ...(quoting === undefined ? {} : { quoting }),
+    ...(dispatch === undefined ? {} : { dispatch }),
     ...(indirectSelection === undefined || indirectSelection === null ? {} : { indirectSelection }),
     ...(isEntry(flags) && Object.keys(flags).length > 0 ? { flags: true } : {}),
   };
@@ -646,7 +651,7 @@ export async function loadDbtProject(
   const seeds =
     files.projectDir === undefined ? undefined : await readSeedHeaders(files.projectDir, manifest);
   const projectFile = files.projectDir === undefined ? {} : await readProjectFile(files.projectDir);
-  const { quoting } = projectFile;
+  const { quoting, dispatch } = projectFile;
   const warnings: string[] = [];
   // profiles.yml is read only when neither the flag nor the variable decides (it holds credentials).
   const profiles =
@@ -684,6 +689,7 @@ export async function loadDbtProject(
         ...(runSql === undefined ? {} : { runSql }),
         ...(runFailed === undefined ? {} : { runFailed }),
         ...(quoting === undefined ? {} : { quoting }),
+        ...(dispatch === undefined ? {} : { dispatch }),
         ...(warehouse === undefined ? {} : { warehouse }),
       },
       selected,

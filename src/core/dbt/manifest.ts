@@ -156,6 +156,24 @@ export function readQuoting(value: unknown): QuotePolicy | undefined {
   return Object.keys(policy).length === 0 ? undefined : policy;
 }
 
+/**
+ * dbt_project.yml's `dispatch:` as dbt reads it: each macro namespace's search_order, the first entry of a
+ * namespace deciding (dbt-core's Project.get_macro_search_order). An entry dbt refuses (no macro_namespace, a
+ * search_order that is no list) is left out; undefined when no entry is read.
+ */
+export function readDispatch(value: unknown): ReadonlyMap<string, readonly string[]> | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const orders = new Map<string, readonly string[]>();
+  for (const entry of value) {
+    if (!isEntry(entry)) continue;
+    const namespace = entry['macro_namespace'];
+    const order = entry['search_order'];
+    if (typeof namespace !== 'string' || !Array.isArray(order) || orders.has(namespace)) continue;
+    orders.set(namespace, order.map(String));
+  }
+  return orders.size === 0 ? undefined : orders;
+}
+
 export interface ManifestTest {
   /** `not_null`, `unique`, `accepted_values`, `relationships`, `expression_is_true`, …; undefined: a singular test. */
   name?: string;

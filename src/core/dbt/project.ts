@@ -465,6 +465,7 @@ class ProjectReader {
       macros: {
         implementations: this.manifest.testImplementations,
         ...(this.manifest.projectName === undefined ? {} : { rootProject: this.manifest.projectName }),
+        ...(this.artifacts.dispatch === undefined ? {} : { dispatch: this.artifacts.dispatch }),
       },
       ...(this.manifest.postgresRegexpInstr === undefined
         ? {}

@@ -62,7 +62,12 @@ export interface TestContext {
   /** What dbt_utils' not_null_proportion divides its count by (Manifest.notNullProportionCast). */
   notNullProportionCast?: 'numeric' | 'type_numeric' | 'other';
   /** The macros that implement the tests, and how a `where:` applies (Manifest.testImplementations), and the root project. */
-  macros?: { implementations: ReadonlySet<string>; rootProject?: string };
+  macros?: {
+    implementations: ReadonlySet<string>;
+    rootProject?: string;
+    /** The project's `dispatch:` search orders (dbt_project.yml), by macro namespace. */
+    dispatch?: ReadonlyMap<string, readonly string[]>;
+  };
 }
 
 /**
@@ -446,7 +451,7 @@ function mapOne(node: ManifestNode, written: ManifestTest, context: TestContext)
     : overridingMacro(test.namespace, test.name ?? '', kind, context);
   if (overriding !== undefined)
     return refused(
-      `the project runs its own macro ${overriding} for ${kind} tests, not the one gds maps: gds cannot tell what its SQL checks`,
+      `${overriding.dispatch === undefined ? `the project runs its own macro ${overriding.macro}` : `${searchOrder(overriding.dispatch)} runs ${overriding.macro}`} for ${kind} tests, not the one gds maps: gds cannot tell what its SQL checks`,
     );
   const where = test.where;
   const whereMacro =
@@ -455,7 +460,7 @@ function mapOne(node: ManifestNode, written: ManifestTest, context: TestContext)
       : globalOverride('get_where_subquery', context, 'context');
   if (whereMacro !== undefined)
     return refused(
-      `its where: condition is applied by the project's own macro ${whereMacro}, not dbt's (select * from the table where …): gds cannot tell which rows it tests`,
+      `its where: condition is applied by ${whereMacro.dispatch === undefined ? `the project's own macro ${whereMacro.macro}` : `${whereMacro.macro}, which ${searchOrder(whereMacro.dispatch)} runs`}, not dbt's (select * from the table where …): gds cannot tell which rows it tests`,
     );
   if (where !== undefined && JINJA.test(where))
     return refused(`its where: condition is a Jinja template (${where}), not a plain SQL condition`);
@@ -780,41 +785,92 @@ const PARENT_ADAPTERS: Readonly<Record<string, readonly string[]>> = {
 };
 
 /**
+ * A macro dbt runs instead of the one gds reads: `order`, the project's `dispatch:` search_order for
+ * `namespace` (dbt_project.yml) that dispatches to it, when one does.
+ */
+interface Override {
+  macro: string;
+  dispatch?: { namespace: string; order: readonly string[] };
+}
+
+/**
  * The macro of the project (or of a package) that dbt runs for a test instead of the one gds reads, or
  * undefined. dbt calls a built-in test by its bare name (`test_not_null`), which a project's or a package's
  * macro of that name overrides, and each test it maps dispatches its SQL (`adapter.dispatch('test_unique',
- * 'dbt')`, dbt_utils' `'dbt_utils'`, dbt_expectations' `regexp_instr`): for the namespace `dbt` every package
- * is searched before dbt's own, the root project first; for a package's namespace the root project is
- * searched before the package. In each, `<adapter>__`, its parent's, then `default__` (dbt-core's
- * BaseDatabaseWrapper.dispatch). A `dispatch:` search_order in dbt_project.yml, which the manifest does not
- * hold, can add other packages.
+ * 'dbt')`, dbt_utils' `'dbt_utils'`, dbt_expectations' `regexp_instr`): see dispatchedTo.
  */
 function overridingMacro(
   namespace: string | undefined,
   name: string,
   kind: string,
   context: TestContext,
-): string | undefined {
+): Override | undefined {
   const macros = context.macros;
   if (macros === undefined || !MAPPED_KINDS.has(kind)) return undefined;
   if (namespace === undefined) return globalOverride(`test_${name}`, context);
   const dispatched =
     kind === 'dbt_expectations.expect_column_values_to_match_regex' ? 'regexp_instr' : undefined;
   if (namespace === 'dbt_expectations' && dispatched === undefined) return undefined;
-  // adapter.dispatch(…, namespace) searches the root project, then the package.
+  const macro = dispatched ?? `test_${name}`;
+  if (macros.rootProject !== undefined || macros.dispatch?.has(namespace) === true) {
+    const found = dispatchedTo(namespace, macro, context);
+    return found === undefined || found.pkg === namespace
+      ? undefined
+      : { macro: found.macro, ...dispatchOf(namespace, macros) };
+  }
+  // The manifest does not tell the root project: any package but the namespace's is taken for it.
   for (const prefix of dispatchPrefixes(context.adapter)) {
-    const macro = `${prefix}__${dispatched ?? `test_${name}`}`;
-    const other = definers(macro, macros.implementations).find(
-      (pkg) => pkg !== namespace && (macros.rootProject === undefined || pkg === macros.rootProject),
-    );
-    if (other !== undefined) return `macro.${other}.${macro}`;
+    const other = definers(`${prefix}__${macro}`, macros.implementations).find((pkg) => pkg !== namespace);
+    if (other !== undefined) return { macro: `macro.${other}.${prefix}__${macro}` };
   }
   return undefined;
 }
 
+/** The project's search_order that dispatches to a macro, as the plan names it. */
+const searchOrder = (dispatch: NonNullable<Override['dispatch']>): string =>
+  `dbt_project.yml's dispatch: search_order for ${dispatch.namespace} (${dispatch.order.join(', ')})`;
+
 /** The prefixes adapter.dispatch tries, in order: the adapter's, its parents', `default`. */
 const dispatchPrefixes = (adapter: string | undefined): string[] =>
   [adapter ?? '', ...(PARENT_ADAPTERS[adapter ?? ''] ?? []), 'default'].filter((p) => p !== '');
+
+/** Whether `pkg` is dbt's own (dbt, or the adapter's plugin or its parents'), which dispatch's `dbt` stands for. */
+const isDbtOwn = (pkg: string, adapter: string | undefined): boolean =>
+  pkg === 'dbt' || [adapter ?? '', ...(PARENT_ADAPTERS[adapter ?? ''] ?? [])].some((a) => pkg === `dbt_${a}`);
+
+/** The project's search_order for `namespace`, when dbt_project.yml sets one. */
+const dispatchOf = (namespace: string, macros: NonNullable<TestContext['macros']>) => {
+  const order = macros.dispatch?.get(namespace);
+  return order === undefined ? {} : { dispatch: { namespace, order } };
+};
+
+/**
+ * The implementation adapter.dispatch(`macro`, `namespace`) runs, `pkg` its package (`dbt` for dbt's own), or
+ * undefined: none found, or the manifest does not tell the root project and no search_order the packages.
+ * dbt-core (BaseDatabaseWrapper.dispatch, _get_search_packages) searches the project's `dispatch:`
+ * search_order for the namespace (dbt_project.yml) when it sets one, exactly the packages it lists, else the
+ * root project, then the namespace's package (`dbt`: dbt's own, MacroNamespace.get_from_package), each package
+ * with every prefix in turn: `<adapter>__`, its parent's, then `default__`.
+ */
+function dispatchedTo(
+  namespace: string,
+  macro: string,
+  context: TestContext,
+): { pkg: string; macro: string } | undefined {
+  const macros = context.macros;
+  if (macros === undefined) return undefined;
+  const root = macros.rootProject;
+  const order = macros.dispatch?.get(namespace) ?? (root === undefined ? undefined : [root, namespace]);
+  for (const searched of order ?? [])
+    for (const prefix of dispatchPrefixes(context.adapter)) {
+      const name = `${prefix}__${macro}`;
+      const pkg = definers(name, macros.implementations).find((p) =>
+        searched === 'dbt' ? isDbtOwn(p, context.adapter) : p === searched,
+      );
+      if (pkg !== undefined) return { pkg: searched === 'dbt' ? 'dbt' : pkg, macro: `macro.${pkg}.${name}` };
+    }
+  return undefined;
+}
 
 /** Each manifest's implementations by macro name: the packages defining it (read once, for every test). */
 const packagesByMacro = new WeakMap<ReadonlySet<string>, Map<string, string[]>>();
@@ -837,36 +893,39 @@ function definers(macro: string, implementations: ReadonlySet<string>): string[]
 /**
  * The macro of a package that dbt runs for one of its own, `macro` (called by its bare name, which any
  * package's macro of that name overrides, the root project's first) and its dispatch in the namespace `dbt`,
- * when it is not dbt's (or its adapter's). dbt-core's adapter.dispatch searches the root project, then dbt's
- * own packages (`dbt` is among the project's dependencies: BaseDatabaseWrapper._get_search_packages), each
- * with every prefix in turn: another package's `default__test_unique` is never dispatched to (only a
- * `dispatch:` search_order, not in the manifest, would add it), and the root project's `default__` comes
- * before dbt-bigquery's `bigquery__`. Where the manifest does not tell the root project, any package other
- * than dbt's is taken for it, the first prefix found deciding. `bare`: how the bare name is found: a generic
- * test's macro by dbt's MacroResolver (any package's before dbt's), or `context`, a macro the test's SQL calls
- * (get_where_subquery), in the node's macro namespace: the root project's, then dbt's (MacroNamespaceBuilder
- * puts no other package's macro under its bare name).
+ * when it is not dbt's (or its adapter's). Without a `dispatch:` search_order for `dbt`, dbt-core searches the
+ * root project, then dbt's own packages (`dbt` is among the project's dependencies): another package's
+ * `default__test_unique` is never dispatched to, and the root project's `default__` comes before
+ * dbt-bigquery's `bigquery__` (dispatchedTo). Where the manifest does not tell the root project (and no
+ * search_order the packages), any package other than dbt's is taken for it, the first prefix found deciding.
+ * `bare`: how the bare name is found: a generic test's macro by dbt's MacroResolver (any package's before
+ * dbt's), or `context`, a macro the test's SQL calls (get_where_subquery), in the node's macro namespace: the
+ * root project's, then dbt's (MacroNamespaceBuilder puts no other package's macro under its bare name).
  */
 function globalOverride(
   macro: string,
   context: TestContext,
   bare: 'resolver' | 'context' = 'resolver',
-): string | undefined {
-  const implementations = context.macros?.implementations;
-  if (implementations === undefined) return undefined;
-  const adapter = context.adapter ?? '';
-  const internal = (pkg: string) =>
-    pkg === 'dbt' || [adapter, ...(PARENT_ADAPTERS[adapter] ?? [])].some((a) => pkg === `dbt_${a}`);
-  const root = context.macros?.rootProject;
+): Override | undefined {
+  const macros = context.macros;
+  if (macros === undefined) return undefined;
+  const implementations = macros.implementations;
+  const root = macros.rootProject;
   const own = definers(macro, implementations).find((pkg) =>
-    bare === 'context' && root !== undefined ? pkg === root : !internal(pkg),
+    bare === 'context' && root !== undefined ? pkg === root : !isDbtOwn(pkg, context.adapter),
   );
-  if (own !== undefined) return `macro.${own}.${macro}`;
+  if (own !== undefined) return { macro: `macro.${own}.${macro}` };
+  if (root !== undefined || macros.dispatch?.has('dbt') === true) {
+    const found = dispatchedTo('dbt', macro, context);
+    return found === undefined || found.pkg === 'dbt'
+      ? undefined
+      : { macro: found.macro, ...dispatchOf('dbt', macros) };
+  }
   for (const prefix of dispatchPrefixes(context.adapter)) {
     const packages = definers(`${prefix}__${macro}`, implementations);
-    const other = packages.find((pkg) => (root === undefined ? !internal(pkg) : pkg === root));
-    if (other !== undefined) return `macro.${other}.${prefix}__${macro}`;
-    if (root === undefined && packages.length > 0) return undefined;
+    const other = packages.find((pkg) => !isDbtOwn(pkg, context.adapter));
+    if (other !== undefined) return { macro: `macro.${other}.${prefix}__${macro}` };
+    if (packages.length > 0) return undefined;
   }
   return undefined;
 }
@@ -1092,17 +1151,17 @@ function proportionRounding(
 function proportionDivisor(context: TestContext): 'numeric' | 'numeric(28,6)' | undefined {
   const cast = context.notNullProportionCast;
   if (cast === 'numeric') return 'numeric';
-  const implementations = context.macros?.implementations;
-  if (cast !== 'type_numeric' || implementations === undefined) return undefined;
-  const adapter = context.adapter ?? '';
-  const root = context.macros?.rootProject;
-  // adapter.dispatch('type_numeric', 'dbt') searches the root project, then dbt's own packages.
-  const searched = (pkg: string) =>
-    pkg === 'dbt' ||
-    [adapter, ...(PARENT_ADAPTERS[adapter] ?? [])].some((a) => pkg === `dbt_${a}`) ||
-    (root === undefined ? pkg !== 'dbt_utils' : pkg === root);
-  const first = dispatchPrefixes(adapter)
-    .flatMap((prefix) => definers(`${prefix}__type_numeric`, implementations).filter(searched))
+  const macros = context.macros;
+  if (cast !== 'type_numeric' || macros === undefined) return undefined;
+  if (macros.rootProject !== undefined || macros.dispatch?.has('dbt') === true)
+    return dispatchedTo('dbt', 'type_numeric', context)?.macro.startsWith('macro.dbt.')
+      ? 'numeric(28,6)'
+      : undefined;
+  // The manifest does not tell the root project: any package but dbt's and dbt_utils' is taken for it.
+  const first = dispatchPrefixes(context.adapter)
+    .flatMap((prefix) =>
+      definers(`${prefix}__type_numeric`, macros.implementations).filter((pkg) => pkg !== 'dbt_utils'),
+    )
     .at(0);
   return first === undefined || first === 'dbt' ? 'numeric(28,6)' : undefined;
 }

@@ -231,6 +231,11 @@ export interface DbtArtifacts {
   /** The project's `quoting:` (dbt_project.yml), when the project folder holds one. */
   quoting?: QuotePolicy;
   /**
+   * The project's `dispatch:` search orders (dbt_project.yml), by macro namespace, when the project folder holds
+   * one: the packages dbt's adapter.dispatch searches for a test's implementation (tests.ts).
+   */
+  dispatch?: ReadonlyMap<string, readonly string[]>;
+  /**
    * The column names of the warehouse objects the plan reads (by lower-cased `schema.table`; `schema`, when
    * set, replaces each relation's, as --schema does): on PostgreSQL, a table the catalog does not list has its
    * tests' columns resolved against them as the adapter resolves a name.

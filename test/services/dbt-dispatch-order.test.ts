@@ -1,0 +1,142 @@
+// A project's `dispatch:` search orders (dbt_project.yml), which the manifest does not hold: dbt-core's
+// adapter.dispatch(macro, namespace) searches exactly the packages a search_order lists, in its order, each with
+// every prefix (BaseDatabaseWrapper._get_search_packages, Project.get_macro_search_order). A shim package listed
+// there (tsql_utils, spark_utils) whose implementation dbt then runs decides what the test checks; a package
+// not listed, the root project included, never does.
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadDbtProject } from '../../src/services/dbt-project.js';
+import { columns, genericTest, manifest, model } from '../core/dbt/helpers.js';
+
+type Entry = Record<string, unknown>;
+
+const people = model('people', { columns: columns({ id: 'integer', name: 'text', age: 'integer' }) });
+const adult = genericTest(
+  'expression_is_true',
+  'model.shop.people',
+  { expression: 'age >= 18' },
+  {
+    namespace: 'dbt_utils',
+  },
+);
+const unique = genericTest('unique', 'model.shop.people', {}, { column: 'id' });
+const notNull = genericTest('not_null', 'model.shop.people', {}, { column: 'id' });
+const recent = genericTest(
+  'not_null',
+  'model.shop.people',
+  {},
+  { column: 'name', config: { where: 'age > 17' }, id: 'test.shop.not_null_people_name_recent.abc' },
+);
+
+const UTILS = ['macro.dbt_utils.test_expression_is_true', 'macro.dbt_utils.default__test_expression_is_true'];
+const DBT = [
+  'macro.dbt.test_not_null',
+  'macro.dbt.default__test_not_null',
+  'macro.dbt.test_unique',
+  'macro.dbt.default__test_unique',
+  'macro.dbt.get_where_subquery',
+  'macro.dbt.default__get_where_subquery',
+];
+
+/** A dbt_project.yml of project shop whose `dispatch:` has an entry per [namespace, search order]. */
+const dispatching = (...entries: Array<[string, string]>) =>
+  `name: shop\ndispatch:\n${entries.map(([namespace, order]) => `  - macro_namespace: ${namespace}\n    search_order: [${order}]\n`).join('')}`;
+
+describe("dbt_project.yml's dispatch: search orders", () => {
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'gds-dbt-dispatch-'));
+    await mkdir(join(dir, 'target'));
+  });
+  afterAll(async () => {
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+  });
+
+  /** The project on `adapter`, its manifest defining `macros`, its dbt_project.yml `project` (none: undefined). */
+  async function plan(adapter: string, tests: Entry[], macros: string[], project: string | undefined) {
+    const m = manifest(people, ...tests);
+    (m['metadata'] as Entry)['adapter_type'] = adapter;
+    m['macros'] = Object.fromEntries(
+      macros.map((id) => [id, { unique_id: id, macro_sql: '', depends_on: { macros: [] } }]),
+    );
+    await writeFile(join(dir, 'target', 'manifest.json'), JSON.stringify(m));
+    await rm(join(dir, 'dbt_project.yml'), { force: true });
+    if (project !== undefined) await writeFile(join(dir, 'dbt_project.yml'), project);
+    const [declaration] = (await loadDbtProject(dir, {})).declarations;
+    if (!declaration) throw new Error('no declaration');
+    return declaration;
+  }
+
+  const shimmed = dispatching(['dbt_utils', 'shop, tsql_utils, dbt_utils']);
+
+  it('a shim package listed before dbt_utils whose sqlserver__ implementation runs: not mapped, naming it and the search order', async () => {
+    const macros = [...UTILS, 'macro.tsql_utils.sqlserver__test_expression_is_true'];
+    const declaration = await plan('sqlserver', [adult], macros, shimmed);
+    expect(declaration.notMappedTests).toEqual([
+      {
+        test: adult['unique_id'],
+        reason: expect.stringContaining(
+          "dbt_project.yml's dispatch: search_order for dbt_utils (shop, tsql_utils, dbt_utils) runs macro.tsql_utils.sqlserver__test_expression_is_true",
+        ) as unknown,
+      },
+    ]);
+    // Without the search order, dbt dispatches to the root project, then dbt_utils: the shim is never run.
+    const plain = await plan('sqlserver', [adult], macros, 'name: shop\n');
+    expect(plain.notMappedTests).toEqual([]);
+    expect(plain.mappedTests).toHaveLength(1);
+  });
+
+  it('a listed shim that implements nothing for the test leaves dbt_utils to run: mapped', async () => {
+    const macros = [...UTILS, 'macro.tsql_utils.sqlserver__dateadd'];
+    const declaration = await plan('sqlserver', [adult], macros, shimmed);
+    expect(declaration.notMappedTests).toEqual([]);
+    expect(declaration.mappedTests).toHaveLength(1);
+  });
+
+  it("a search order that does not list the root project: the project's own default__ is not run, mapped", async () => {
+    const macros = [...UTILS, 'macro.shop.default__test_expression_is_true'];
+    const unlisted = dispatching(['dbt_utils', 'spark_utils, dbt_utils']);
+    expect((await plan('databricks', [adult], macros, unlisted)).notMappedTests).toEqual([]);
+    // Listed (or no search order: root project, then dbt_utils), it is run.
+    expect((await plan('databricks', [adult], macros, shimmed)).notMappedTests).toHaveLength(1);
+    expect((await plan('databricks', [adult], macros, 'name: shop\n')).notMappedTests).toHaveLength(1);
+  });
+
+  it("a search order of another namespace changes nothing of dbt_utils' dispatch", async () => {
+    const macros = [...UTILS, 'macro.tsql_utils.sqlserver__test_expression_is_true'];
+    const other = dispatching(['dbt_date', 'tsql_utils, dbt_date']);
+    expect((await plan('sqlserver', [adult], macros, other)).notMappedTests).toEqual([]);
+  });
+
+  it("dbt's own namespace: a package listed before dbt whose implementation runs unmaps unique and a where:", async () => {
+    const macros = [...DBT, 'macro.audit.default__test_unique', 'macro.audit.default__get_where_subquery'];
+    const project = dispatching(['dbt', 'shop, audit, dbt']);
+    const declaration = await plan('postgres', [unique, notNull, recent], macros, project);
+    expect(declaration.notMappedTests).toEqual([
+      {
+        test: recent['unique_id'],
+        reason: expect.stringContaining(
+          "its where: condition is applied by macro.audit.default__get_where_subquery, which dbt_project.yml's dispatch: search_order for dbt (shop, audit, dbt) runs",
+        ) as unknown,
+      },
+      {
+        test: unique['unique_id'],
+        reason: expect.stringContaining('runs macro.audit.default__test_unique') as unknown,
+      },
+    ]);
+    expect(declaration.mappedTests.map((t) => t.rule)).toEqual(['required:id']);
+    // Without the search order another package's default__ is never dispatched to.
+    expect(
+      (await plan('postgres', [unique, notNull, recent], macros, 'name: shop\n')).notMappedTests,
+    ).toEqual([]);
+  });
+
+  it('the first entry of a namespace is the one dbt reads; a bare folder of artifacts reads none', async () => {
+    const macros = [...UTILS, 'macro.tsql_utils.sqlserver__test_expression_is_true'];
+    const twice = dispatching(['dbt_utils', 'dbt_utils'], ['dbt_utils', 'tsql_utils, dbt_utils']);
+    expect((await plan('sqlserver', [adult], macros, twice)).notMappedTests).toEqual([]);
+  });
+});
