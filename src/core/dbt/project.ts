@@ -455,6 +455,7 @@ class ProjectReader {
       );
     const rules = mapTests([...tests, ...constraints.tests], {
       ...this.testColumns(node, found),
+      columnTypes: new Map(found.columns.map((c) => [c.name.toLowerCase(), c.type])),
       adapter: this.adapter,
       resolveReference: (test, to) => this.referenceTarget(node, test, to),
       normaliseName: (name) => writtenName(name, this.adapter),

@@ -61,6 +61,8 @@ export interface TestContext {
   postgresRegexpInstr?: 'coalesce' | 'null';
   /** What dbt_utils' not_null_proportion divides its count by (Manifest.notNullProportionCast). */
   notNullProportionCast?: 'numeric' | 'type_numeric' | 'other';
+  /** The columns' types (the catalog's, else the manifest's data_type), by lower-cased name, where known. */
+  columnTypes?: ReadonlyMap<string, string>;
   /** The macros that implement the tests, and how a `where:` applies (Manifest.testImplementations), and the root project. */
   macros?: {
     implementations: ReadonlySet<string>;
@@ -562,6 +564,8 @@ function mapOne(node: ManifestNode, written: ManifestTest, context: TestContext)
       }
       const id = sqlIdentifier(col.name);
       const list = literals.join(', ');
+      const coercion = quote ? quotedOnNumbers(col.name, literals, context) : undefined;
+      if (coercion?.refused !== undefined) return refused(coercion.refused);
       // accepted_values (`not in`), not_accepted_values (`in`) and not_be_in_set (an inner join) never report a
       // NULL, and a NULL predicate never fails a Gate 1 row; be_in_set reports it (its left join finds no value
       // for it), so it fails here.
@@ -572,7 +576,10 @@ function mapOne(node: ManifestNode, written: ManifestTest, context: TestContext)
           : kind === 'dbt_expectations.expect_column_values_to_be_in_set'
             ? `${id} IS NOT NULL AND ${id} IN (${list})`
             : `${id} IN (${list})`;
-      return guarded(check, text(kwargs['row_condition']));
+      const outcome = guarded(check, text(kwargs['row_condition']));
+      return coercion?.warning !== undefined && outcome.kind === 'predicate'
+        ? { ...outcome, warning: coercion.warning }
+        : outcome;
     }
     case 'relationships': {
       const col = column();
@@ -1043,6 +1050,59 @@ function predicate(sql: string, context: TestContext): Outcome {
       `its SQL divides (/): on ${adapter} an integer divided by an integer keeps its fraction (7 / 2 is 3.5), in PostgreSQL, where Gate 1 runs, it is truncated (3), so the predicate could fail rows dbt's test passes or pass rows it fails`,
     );
   return { kind: 'predicate', sql };
+}
+
+/** A column type of numbers, as catalogs write it (INT64, NUMBER(38,0), decimal(10,2), double precision, …). */
+const NUMBER_TYPE =
+  /^(?:(?:big|small|tiny|medium|hug)?int(?:eger|\d+)?|byteint|long|short|numeric|decimal|number|bignumeric|bigdecimal|float\d*|double|real|money|smallmoney)\b/i;
+/** Of those, the integers (whose values every warehouse prints as canonical integers). */
+const INTEGER_TYPE = /^(?:(?:big|small|tiny|medium|hug)?int(?:eger|\d+)?|byteint|long|short)\b/i;
+/** The adapters that read a quoted value compared with a column as a value of the column's type, as PostgreSQL. */
+const LITERAL_AS_COLUMN_TYPE: ReadonlySet<string> = new Set([
+  'postgres',
+  'redshift',
+  'duckdb',
+  'materialize',
+  'greenplum',
+  'risingwave',
+]);
+/** The adapters that never compare a number with a string (no implicit cast): why, as their documentation says. */
+const NO_NUMBER_STRING: Readonly<Record<string, string>> = {
+  bigquery:
+    'a STRING is coerced to no number type, a string literal to a date or time type only, so IN has no matching signature',
+  trino: 'there is no implicit cast between numbers and varchar',
+  athena: 'its Trino engine has no implicit cast between numbers and varchar',
+};
+
+/**
+ * What values accepted_values (and its kin) writes quoted (quote: true, its default) mean on a number column.
+ * Gate 1 runs `col IN ('1', '2')` in PostgreSQL, which reads each as a value of the column's type. BigQuery and
+ * Trino compare no number with a string: dbt's test errors, so it is refused. Elsewhere the warehouse coerces
+ * one side or the other (Spark and Databricks outside ANSI mode compare as text, so '01' is not 1): the
+ * predicate is kept, with a warning, unless each value is an integer as an integer column prints it, where a
+ * number and a text comparison agree. Undefined: a column of another (or no) type, or PostgreSQL's reading.
+ */
+function quotedOnNumbers(
+  column: string,
+  literals: readonly string[],
+  context: TestContext,
+): { refused?: string; warning?: string } | undefined {
+  const type = context.columnTypes?.get(column.toLowerCase())?.trim();
+  const adapter = context.adapter ?? '';
+  if (type === undefined || !NUMBER_TYPE.test(type) || LITERAL_AS_COLUMN_TYPE.has(adapter)) return undefined;
+  const written = `its column ${column} is ${type} and dbt writes each value quoted (${literals.join(', ')})`;
+  const why = NO_NUMBER_STRING[adapter];
+  if (why !== undefined)
+    return {
+      refused: `${written}: on ${adapter} ${why}, so dbt's test errors; set quote: false in the test to compare numbers`,
+    };
+  if (INTEGER_TYPE.test(type) && literals.every((l) => /^'-?(?:0|[1-9][0-9]*)'$/.test(l))) return undefined;
+  return {
+    warning:
+      `${written}: Gate 1 reads each in PostgreSQL as a value of the column's type, while on ${adapter || 'its adapter'} ` +
+      "a number compared with a string may be compared otherwise (Spark and Databricks outside ANSI mode compare them as text, so '01' or '1.0' is not 1), " +
+      'so the gate may pass rows the test fails or fail rows it passes; set quote: false in the test to compare numbers in both',
+  };
 }
 
 /** The clock a predicate may read (PostgreSQL's functions of the current time, on Gate 1's allow-list). */
