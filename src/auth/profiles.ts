@@ -178,8 +178,12 @@ export function sameCredentials(current: Profile | undefined, before: Profile | 
   return credentialsIdentity(current) === credentialsIdentity(before);
 }
 
-/** What a renewal of the credentials changes (see sameCredentials). */
+/**
+ * What a renewal of the credentials changes (see sameCredentials), and `user`: the e-mail `gds auth login` writes
+ * into the profile after its save, once the service says who signed in.
+ */
 const renewedFields = new Set([
+  'user',
   'secretRef',
   'token',
   'accessToken',

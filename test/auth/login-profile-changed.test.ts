@@ -25,7 +25,7 @@ import { runInProcess } from '../helpers/run-in-process.js';
 import { ndjson } from '../e2e/login-helpers.js';
 
 /** A device-flow authorization server (and the service's revoke endpoint) whose token poll waits for `answer`. */
-async function heldAuthorizationServer() {
+async function heldAuthorizationServer(whoAmI?: () => Promise<void>) {
   let base = '';
   let polled!: () => void;
   const poll = new Promise<void>((resolve) => (polled = resolve));
@@ -54,6 +54,19 @@ async function heldAuthorizationServer() {
     'POST /oauth/token': (_request, response) => {
       polled();
       void answered.then((body) => json(response, 200, body));
+    },
+    // Who signed in, asked right after the save; without whoAmI, a service that does not answer it.
+    'GET /api/me': (_request, response) => {
+      if (whoAmI === undefined) return json(response, 404, { error: { code: 'not_found' } });
+      void whoAmI().then(() =>
+        json(response, 200, {
+          user: { id: 'usr_first', email: 'first@example.com', displayName: 'First' },
+          workspace: { id: 'ws_1', name: 'one' },
+          role: 'OWNER',
+          token: { kind: 'session', audience: 'session', scopes: [], environment: null },
+          effectiveEnvironmentScope: [],
+        }),
+      );
     },
     'POST /api/auth/revoke': (request, response) => {
       revoked.push(String(request.headers.authorization));
@@ -140,13 +153,15 @@ const seconds = [
 ];
 
 /** ci holds an expired sign-in into `base`; `gds auth login --profile ci` starts and waits on the device poll. */
-async function loginUnderWay() {
-  const server = await heldAuthorizationServer();
+async function loginUnderWay(whoAmI?: (env: Env, base: string) => Promise<void>) {
+  let signedIn = (): Promise<void> => Promise.resolve();
+  const server = await heldAuthorizationServer(() => signedIn());
   closeServer = server.close;
   const env = {
     GDS_CONFIG_DIR: join(await mkdtemp(join(tmpdir(), 'gds-login-changed-')), 'gds'),
     GDS_SECRET_STORAGE: 'file',
   };
+  if (whoAmI !== undefined) signedIn = () => whoAmI(env, server.base);
   await saveUnderLock(env, { ...sessionFields(server.base), expiresAt: hourAgo() }, old);
   const login = runInProcess(
     ['auth', 'login', '--profile', 'ci', '--base', server.base, '--no-browser', '--json'],
@@ -220,6 +235,19 @@ describe('gds auth login --profile ci, and another command saves into ci while i
     expect(r.code, r.stderr).toBe(0);
     expect(ndjson(r.stdout)).toEqual([expect.objectContaining({ profile: 'ci', kind: 'session' })]);
     expect((await loadConfig({ env })).profiles.ci).toMatchObject({ accessToken: fresh.accessToken });
+    expect(server.revoked).toEqual([]);
+  }, 60_000);
+
+  it('a second sign-in saved while the login asks who signed in keeps its profile: the e-mail is not written into it', async () => {
+    const second = { accessToken: 'second-access', refreshToken: 'second-refresh' };
+    const { server, env, answer } = await loginUnderWay(async (env, base) => {
+      await saveUnderLock(env, { ...sessionFields(base), expiresAt: inAnHour() }, second);
+    });
+    const r = await answer();
+    expect(r.code, r.stderr).toBe(0);
+    const ci = (await loadConfig({ env })).profiles.ci;
+    expect(ci).toMatchObject({ accessToken: second.accessToken });
+    expect(ci?.user).toBeUndefined();
     expect(server.revoked).toEqual([]);
   }, 60_000);
 });

@@ -75,9 +75,10 @@ export default class AuthLogin extends BaseCommand<typeof AuthLogin> {
       warn,
     }).catch(() => undefined);
     if (me !== undefined) {
+      // Only into the credentials this login saved: another sign-in may have replaced them since.
       await updateConfig((config) => {
         const stored = config.profiles[saved.name];
-        if (stored !== undefined) stored.user = me.user.email;
+        if (stored !== undefined && stored.savedId === saved.profile.savedId) stored.user = me.user.email;
       });
     }
     if (this.out.json) {
