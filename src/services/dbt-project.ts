@@ -201,7 +201,7 @@ async function readSeedHeaders(projectDir: string, manifest: Manifest): Promise<
 interface ProjectFile {
   /** `quoting:`: which parts of a relation's name dbt quotes. */
   quoting?: QuotePolicy;
-  /** `dispatch:`: each macro namespace's search_order. */
+  /** `dispatch:`: each macro namespace's search_order (empty without one); undefined: no dbt_project.yml read. */
   dispatch?: ReadonlyMap<string, readonly string[]>;
   /** `flags: indirect_selection:` (dbt 1.8+'s project flags), as written. */
   indirectSelection?: unknown;
@@ -235,7 +235,7 @@ async function readProjectFile(projectDir: string): Promise<ProjectFile> {
   const indirectSelection = isEntry(flags) ? flags['indirect_selection'] : undefined;
   return {
     ...(quoting === undefined ? {} : { quoting }),
-    ...(dispatch === undefined ? {} : { dispatch }),
+    dispatch,
     ...(indirectSelection === undefined || indirectSelection === null ? {} : { indirectSelection }),
     ...(isEntry(flags) && Object.keys(flags).length > 0 ? { flags: true } : {}),
   };

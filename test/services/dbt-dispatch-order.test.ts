@@ -65,9 +65,10 @@ describe("dbt_project.yml's dispatch: search orders", () => {
     await writeFile(join(dir, 'target', 'manifest.json'), JSON.stringify(m));
     await rm(join(dir, 'dbt_project.yml'), { force: true });
     if (project !== undefined) await writeFile(join(dir, 'dbt_project.yml'), project);
-    const [declaration] = (await loadDbtProject(dir, {})).declarations;
+    const loaded = await loadDbtProject(dir, {});
+    const [declaration] = loaded.declarations;
     if (!declaration) throw new Error('no declaration');
-    return declaration;
+    return Object.assign(declaration, { warnings: loaded.warnings });
   }
 
   const shimmed = dispatching(['dbt_utils', 'shop, tsql_utils, dbt_utils']);
@@ -134,9 +135,22 @@ describe("dbt_project.yml's dispatch: search orders", () => {
     ).toEqual([]);
   });
 
-  it('the first entry of a namespace is the one dbt reads; a bare folder of artifacts reads none', async () => {
+  it('the first entry of a namespace is the one dbt reads', async () => {
     const macros = [...UTILS, 'macro.tsql_utils.sqlserver__test_expression_is_true'];
     const twice = dispatching(['dbt_utils', 'dbt_utils'], ['dbt_utils', 'tsql_utils, dbt_utils']);
     expect((await plan('sqlserver', [adult], macros, twice)).notMappedTests).toEqual([]);
+  });
+
+  it('no dbt_project.yml read: a shim that implements the test is named in a warning, the test still mapped', async () => {
+    const macros = [...UTILS, 'macro.tsql_utils.sqlserver__test_expression_is_true'];
+    const unread = await plan('sqlserver', [adult], macros, undefined);
+    expect(unread.notMappedTests).toEqual([]);
+    expect(unread.warnings).toEqual([
+      expect.stringContaining(
+        "macro.tsql_utils.sqlserver__test_expression_is_true, which dbt runs instead of dbt_utils' own where dbt_project.yml's dispatch: lists tsql_utils first for dbt_utils; gds read no dbt_project.yml",
+      ),
+    ]);
+    // Read, without a search order for dbt_utils: dbt never runs it, no warning.
+    expect((await plan('sqlserver', [adult], macros, 'name: shop\n')).warnings).toEqual([]);
   });
 });

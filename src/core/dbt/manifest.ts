@@ -159,11 +159,11 @@ export function readQuoting(value: unknown): QuotePolicy | undefined {
 /**
  * dbt_project.yml's `dispatch:` as dbt reads it: each macro namespace's search_order, the first entry of a
  * namespace deciding (dbt-core's Project.get_macro_search_order). An entry dbt refuses (no macro_namespace, a
- * search_order that is no list) is left out; undefined when no entry is read.
+ * search_order that is no list) is left out; empty without one.
  */
-export function readDispatch(value: unknown): ReadonlyMap<string, readonly string[]> | undefined {
-  if (!Array.isArray(value)) return undefined;
+export function readDispatch(value: unknown): ReadonlyMap<string, readonly string[]> {
   const orders = new Map<string, readonly string[]>();
+  if (!Array.isArray(value)) return orders;
   for (const entry of value) {
     if (!isEntry(entry)) continue;
     const namespace = entry['macro_namespace'];
@@ -171,7 +171,7 @@ export function readDispatch(value: unknown): ReadonlyMap<string, readonly strin
     if (typeof namespace !== 'string' || !Array.isArray(order) || orders.has(namespace)) continue;
     orders.set(namespace, order.map(String));
   }
-  return orders.size === 0 ? undefined : orders;
+  return orders;
 }
 
 export interface ManifestTest {

@@ -160,6 +160,8 @@ export function mapTests(tests: ManifestNode[], context: TestContext): MappedRul
     if (!test) continue;
     const outcome = node.enabled ? mapOne(node, test, context) : refused('disabled in dbt (enabled: false)');
     const severity = SEVERITY[test.severity];
+    const unread = outcome.kind === 'refused' ? undefined : unreadDispatch(node, test, context);
+    if (unread !== undefined) rules.warnings.push({ test: node.uniqueId, warning: unread });
     switch (outcome.kind) {
       case 'refused':
         rules.notMapped.push({ test: node.uniqueId, reason: outcome.reason });
@@ -836,6 +838,37 @@ function overridingMacro(
 /** The project's search_order that dispatches to a macro, as the plan names it. */
 const searchOrder = (dispatch: NonNullable<Override['dispatch']>): string =>
   `dbt_project.yml's dispatch: search_order for ${dispatch.namespace} (${dispatch.order.join(', ')})`;
+
+/**
+ * Where gds read no dbt_project.yml (its `dispatch:` unknown), another package's implementation of a test
+ * mapped as its own macro means, which a search_order listing that package first would have dbt run (a shim:
+ * tsql_utils' sqlserver__test_expression_is_true): why the test may mean otherwise, or undefined.
+ */
+function unreadDispatch(node: ManifestNode, test: ManifestTest, context: TestContext): string | undefined {
+  const macros = context.macros;
+  if (macros === undefined || macros.dispatch !== undefined || test.name === undefined) return undefined;
+  if (node.uniqueId.includes(':constraint:')) return undefined;
+  const kind = `${test.namespace === undefined ? '' : `${test.namespace}.`}${test.name}`;
+  if (!MAPPED_KINDS.has(kind)) return undefined;
+  const namespace = test.namespace ?? 'dbt';
+  const macro =
+    kind === 'dbt_expectations.expect_column_values_to_match_regex' ? 'regexp_instr' : `test_${test.name}`;
+  if (namespace === 'dbt_expectations' && macro !== 'regexp_instr') return undefined;
+  for (const prefix of dispatchPrefixes(context.adapter)) {
+    const name = `${prefix}__${macro}`;
+    const pkg = definers(name, macros.implementations).find(
+      (p) => p !== namespace && p !== macros.rootProject && !isDbtOwn(p, context.adapter),
+    );
+    const own = namespace === 'dbt' ? "dbt's" : `${namespace}'`;
+    if (pkg !== undefined)
+      return (
+        `the manifest holds macro.${pkg}.${name}, which dbt runs instead of ${own} own where dbt_project.yml's ` +
+        `dispatch: lists ${pkg} first for ${namespace}; gds read no dbt_project.yml, so the test is mapped as ${own} ` +
+        'own macro means: name the dbt project folder (the one holding dbt_project.yml) with --dbt'
+      );
+  }
+  return undefined;
+}
 
 /** The prefixes adapter.dispatch tries, in order: the adapter's, its parents', `default`. */
 const dispatchPrefixes = (adapter: string | undefined): string[] =>

@@ -231,8 +231,9 @@ export interface DbtArtifacts {
   /** The project's `quoting:` (dbt_project.yml), when the project folder holds one. */
   quoting?: QuotePolicy;
   /**
-   * The project's `dispatch:` search orders (dbt_project.yml), by macro namespace, when the project folder holds
-   * one: the packages dbt's adapter.dispatch searches for a test's implementation (tests.ts).
+   * The project's `dispatch:` search orders (dbt_project.yml), by macro namespace: the packages dbt's
+   * adapter.dispatch searches for a test's implementation (tests.ts). Empty: dbt_project.yml sets none;
+   * undefined: none was read (the folder holds no dbt_project.yml gds reads).
    */
   dispatch?: ReadonlyMap<string, readonly string[]>;
   /**
