@@ -153,4 +153,41 @@ describe("dbt_project.yml's dispatch: search orders", () => {
     // Read, without a search order for dbt_utils: dbt never runs it, no warning.
     expect((await plan('sqlserver', [adult], macros, 'name: shop\n')).warnings).toEqual([]);
   });
+
+  it("a search order that lists no package implementing the test: dbt's dispatch errors, so not mapped, saying why", async () => {
+    const macros = [...UTILS, 'macro.tsql_utils.sqlserver__dateadd'];
+    const none = dispatching(['dbt_utils', 'shop, tsql_utils']);
+    const declaration = await plan('sqlserver', [adult], macros, none);
+    expect(declaration.mappedTests).toEqual([]);
+    expect(declaration.notMappedTests).toEqual([
+      {
+        test: adult['unique_id'],
+        reason: expect.stringContaining(
+          "dbt_project.yml's dispatch: search_order for dbt_utils (shop, tsql_utils) lists no package implementing test_expression_is_true, so dbt's test errors (In dispatch: No macro named 'test_expression_is_true' found within namespace: 'dbt_utils')",
+        ) as unknown,
+      },
+    ]);
+    // dbt's own namespace, without dbt in its search order: dbt's tests fail alike.
+    const own = await plan('postgres', [unique, recent], DBT, dispatching(['dbt', 'shop, audit']));
+    expect(own.notMappedTests.map((t) => t.reason)).toEqual([
+      expect.stringContaining("No macro named 'test_not_null' found within namespace: 'dbt'"),
+      expect.stringContaining("No macro named 'test_unique' found within namespace: 'dbt'"),
+    ]);
+  });
+
+  it('a search order entry written as Jinja is not read: the dispatch is unknown, mapped with the warning naming the macro', async () => {
+    const macros = [...UTILS, 'macro.tsql_utils.sqlserver__test_expression_is_true'];
+    const templated = dispatching(['dbt_utils', `"{{ var('shim') }}", dbt_utils`]);
+    const declaration = await plan('sqlserver', [adult], macros, templated);
+    expect(declaration.notMappedTests).toEqual([]);
+    expect(declaration.mappedTests).toHaveLength(1);
+    expect(declaration.warnings).toEqual([
+      expect.stringContaining(
+        "macro.tsql_utils.sqlserver__test_expression_is_true, which dbt runs instead of dbt_utils' own where dbt_project.yml's dispatch: lists tsql_utils first for dbt_utils; its search_order for dbt_utils ({{ var('shim') }}, dbt_utils) is a Jinja template, which dbt renders and gds does not",
+      ),
+    ]);
+    // Alone in the search order, it is no reason to call the test undispatchable.
+    const alone = dispatching(['dbt_utils', `"{{ var('shim') }}"`]);
+    expect((await plan('sqlserver', [adult], [...UTILS], alone)).notMappedTests).toEqual([]);
+  });
 });

@@ -457,6 +457,8 @@ function mapOne(node: ManifestNode, written: ManifestTest, context: TestContext)
     return refused(
       `${overriding.dispatch === undefined ? `the project runs its own macro ${overriding.macro}` : `${searchOrder(overriding.dispatch)} runs ${overriding.macro}`} for ${kind} tests, not the one gds maps: gds cannot tell what its SQL checks`,
     );
+  const undispatched = overriding === undefined ? undispatchable(test, kind, context) : undefined;
+  if (undispatched !== undefined) return refused(undispatched);
   const where = test.where;
   const whereMacro =
     where === undefined || !MAPPED_KINDS.has(kind)
@@ -821,7 +823,7 @@ function overridingMacro(
     kind === 'dbt_expectations.expect_column_values_to_match_regex' ? 'regexp_instr' : undefined;
   if (namespace === 'dbt_expectations' && dispatched === undefined) return undefined;
   const macro = dispatched ?? `test_${name}`;
-  if (macros.rootProject !== undefined || macros.dispatch?.has(namespace) === true) {
+  if (macros.rootProject !== undefined || readOrder(namespace, macros) !== undefined) {
     const found = dispatchedTo(namespace, macro, context);
     return found === undefined || found.pkg === namespace
       ? undefined
@@ -846,14 +848,17 @@ const searchOrder = (dispatch: NonNullable<Override['dispatch']>): string =>
  */
 function unreadDispatch(node: ManifestNode, test: ManifestTest, context: TestContext): string | undefined {
   const macros = context.macros;
-  if (macros === undefined || macros.dispatch !== undefined || test.name === undefined) return undefined;
+  if (macros === undefined || test.name === undefined) return undefined;
   if (node.uniqueId.includes(':constraint:')) return undefined;
   const kind = `${test.namespace === undefined ? '' : `${test.namespace}.`}${test.name}`;
-  if (!MAPPED_KINDS.has(kind)) return undefined;
-  const namespace = test.namespace ?? 'dbt';
-  const macro =
-    kind === 'dbt_expectations.expect_column_values_to_match_regex' ? 'regexp_instr' : `test_${test.name}`;
-  if (namespace === 'dbt_expectations' && macro !== 'regexp_instr') return undefined;
+  const dispatched = testDispatch(test, kind);
+  if (dispatched === undefined) return undefined;
+  const { namespace, macro } = dispatched;
+  const templated = macros.dispatch?.get(namespace)?.some((entry) => JINJA.test(entry)) === true;
+  if (macros.dispatch !== undefined && !templated) return undefined;
+  const unread = templated
+    ? `its search_order for ${namespace} (${(macros.dispatch?.get(namespace) ?? []).join(', ')}) is a Jinja template, which dbt renders and gds does not`
+    : 'gds read no dbt_project.yml';
   for (const prefix of dispatchPrefixes(context.adapter)) {
     const name = `${prefix}__${macro}`;
     const pkg = definers(name, macros.implementations).find(
@@ -863,8 +868,8 @@ function unreadDispatch(node: ManifestNode, test: ManifestTest, context: TestCon
     if (pkg !== undefined)
       return (
         `the manifest holds macro.${pkg}.${name}, which dbt runs instead of ${own} own where dbt_project.yml's ` +
-        `dispatch: lists ${pkg} first for ${namespace}; gds read no dbt_project.yml, so the test is mapped as ${own} ` +
-        'own macro means: name the dbt project folder (the one holding dbt_project.yml) with --dbt'
+        `dispatch: lists ${pkg} first for ${namespace}; ${unread}, so the test is mapped as ${own} own macro means` +
+        (templated ? '' : ': name the dbt project folder (the one holding dbt_project.yml) with --dbt')
       );
   }
   return undefined;
@@ -880,9 +885,60 @@ const isDbtOwn = (pkg: string, adapter: string | undefined): boolean =>
 
 /** The project's search_order for `namespace`, when dbt_project.yml sets one. */
 const dispatchOf = (namespace: string, macros: NonNullable<TestContext['macros']>) => {
-  const order = macros.dispatch?.get(namespace);
+  const order = readOrder(namespace, macros);
   return order === undefined ? {} : { dispatch: { namespace, order } };
 };
+
+/**
+ * The project's search_order for `namespace` as dbt_project.yml writes it, or undefined: none, or one with an
+ * entry dbt renders (`{{ var('x') }}`, dbt_project.yml being rendered with vars and env_var), which gds does
+ * not, so the dispatch is unknown, as without dbt_project.yml.
+ */
+function readOrder(
+  namespace: string,
+  macros: NonNullable<TestContext['macros']>,
+): readonly string[] | undefined {
+  const order = macros.dispatch?.get(namespace);
+  return order?.some((entry) => JINJA.test(entry)) === true ? undefined : order;
+}
+
+/** The macro a mapped test dispatches and its namespace (dbt's tests `dbt`), or undefined: none gds follows. */
+function testDispatch(test: ManifestTest, kind: string): { namespace: string; macro: string } | undefined {
+  if (!MAPPED_KINDS.has(kind) || test.name === undefined) return undefined;
+  const namespace = test.namespace ?? 'dbt';
+  if (kind === 'dbt_expectations.expect_column_values_to_match_regex')
+    return { namespace, macro: 'regexp_instr' };
+  return namespace === 'dbt_expectations' ? undefined : { namespace, macro: `test_${test.name}` };
+}
+
+/** Why dbt's test errors where the project's search_order dispatches its macro to nothing (missingImplementation). */
+function undispatchable(test: ManifestTest, kind: string, context: TestContext): string | undefined {
+  const dispatched = testDispatch(test, kind);
+  return dispatched === undefined
+    ? undefined
+    : missingImplementation(dispatched.namespace, dispatched.macro, context);
+}
+
+/**
+ * Why adapter.dispatch(`macro`, `namespace`) fails, or undefined: the project's search_order for the namespace
+ * lists no package that implements it (with any prefix) where the manifest holds an implementation elsewhere,
+ * so dbt raises "In dispatch: No macro named … found within namespace" and the test never passes in dbt.
+ */
+function missingImplementation(namespace: string, macro: string, context: TestContext): string | undefined {
+  const macros = context.macros;
+  const order = macros === undefined ? undefined : readOrder(namespace, macros);
+  if (macros === undefined || order === undefined || dispatchedTo(namespace, macro, context) !== undefined)
+    return undefined;
+  const held = dispatchPrefixes(context.adapter).some(
+    (prefix) => definers(`${prefix}__${macro}`, macros.implementations).length > 0,
+  );
+  if (!held) return undefined;
+  return (
+    `dbt_project.yml's dispatch: search_order for ${namespace} (${order.join(', ')}) lists no package implementing ${macro}, ` +
+    `so dbt's test errors (In dispatch: No macro named '${macro}' found within namespace: '${namespace}') and never passes: ` +
+    `list the package that implements it (${namespace === 'dbt' ? 'dbt' : namespace}) in the search order`
+  );
+}
 
 /**
  * The implementation adapter.dispatch(`macro`, `namespace`) runs, `pkg` its package (`dbt` for dbt's own), or
@@ -900,7 +956,7 @@ function dispatchedTo(
   const macros = context.macros;
   if (macros === undefined) return undefined;
   const root = macros.rootProject;
-  const order = macros.dispatch?.get(namespace) ?? (root === undefined ? undefined : [root, namespace]);
+  const order = readOrder(namespace, macros) ?? (root === undefined ? undefined : [root, namespace]);
   for (const searched of order ?? [])
     for (const prefix of dispatchPrefixes(context.adapter)) {
       const name = `${prefix}__${macro}`;
@@ -955,7 +1011,7 @@ function globalOverride(
     bare === 'context' && root !== undefined ? pkg === root : !isDbtOwn(pkg, context.adapter),
   );
   if (own !== undefined) return { macro: `macro.${own}.${macro}` };
-  if (root !== undefined || macros.dispatch?.has('dbt') === true) {
+  if (root !== undefined || readOrder('dbt', macros) !== undefined) {
     const found = dispatchedTo('dbt', macro, context);
     return found === undefined || found.pkg === 'dbt'
       ? undefined
@@ -1246,7 +1302,7 @@ function proportionDivisor(context: TestContext): 'numeric' | 'numeric(28,6)' | 
   if (cast === 'numeric') return 'numeric';
   const macros = context.macros;
   if (cast !== 'type_numeric' || macros === undefined) return undefined;
-  if (macros.rootProject !== undefined || macros.dispatch?.has('dbt') === true)
+  if (macros.rootProject !== undefined || readOrder('dbt', macros) !== undefined)
     return dispatchedTo('dbt', 'type_numeric', context)?.macro.startsWith('macro.dbt.')
       ? 'numeric(28,6)'
       : undefined;
