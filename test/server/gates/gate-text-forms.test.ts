@@ -102,9 +102,16 @@ describe.each(ENGINES)('the gates’ text forms on $engine', (engine) => {
     }
   }
 
-  /** The setting as a transaction of `q` starts with it, and whether certify finds `table`'s rows changed. */
-  const certifyReads = (q: Db, name: string, table: GateTable, digest: string) =>
+  /**
+   * Whether certify, in a transaction of `q` whose `name` is `value`, finds `table`'s rows changed, and the
+   * setting after it (rowsDigest sets it back). The database's default reaches PGlite's session, but not
+   * DateStyle, IntervalStyle or extra_float_digits of the server's PostgreSQL connections, which set their own
+   * (db/index.ts): SET LOCAL gives the transaction the value a connection of other settings has (a pooler's
+   * server connection that never ran that SET, a database default of bytea_output).
+   */
+  const certifyReads = (q: Db, name: string, value: string, table: GateTable, digest: string) =>
     q.transaction(async (tx) => {
+      await tx.exec(`SET LOCAL ${name} = '${value}'`);
       const changed = await rowsChangedSince(tx, table, digest);
       const [row] = await tx.query<{ value: string }>('SELECT current_setting($1) AS value', [name]);
       return { changed, setting: row?.value };
@@ -116,7 +123,9 @@ describe.each(ENGINES)('the gates’ text forms on $engine', (engine) => {
     async (name, value) => {
       for (const table of [customers, contacts]) {
         const { rowsDigest } = await runGate1WithDigest(opened(), table, { clock: Date.now });
-        const seen = await withDefault(name, value, (other) => certifyReads(other, name, table, rowsDigest));
+        const seen = await withDefault(name, value, (other) =>
+          certifyReads(other, name, value, table, rowsDigest),
+        );
         expect({ table: table.name, ...seen }).toEqual({ table: table.name, changed: false, setting: value });
       }
     },
