@@ -1,7 +1,8 @@
 // Finds and reads a dbt project's artifacts (`--dbt DIR`): DIR/target/manifest.json (and catalog.json), or
 // DIR/manifest.json (and catalog.json) for a folder that holds them; the seeds' CSV headers when DIR is the
 // project. Then declareDbtProject (pure) reads them. Every refusal is a CliError with exit 2 and the fix.
-import { open, realpath, stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open, realpath, stat, type FileHandle } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { CliError, ExitCode } from '../core/errors.js';
@@ -511,7 +512,7 @@ async function readRunSql(
   targetDir: string,
   runResults: unknown,
   manifest: Manifest,
-): Promise<Record<string, string> | undefined> {
+): Promise<{ sql: Record<string, string>; writtenAt: Map<string, number> } | undefined> {
   const run = readLastRun(runResults);
   if (run === undefined) return undefined;
   const runDir = join(targetDir, 'run');
@@ -531,15 +532,18 @@ async function readRunSql(
   const realRunDir = await realpath(runDir).catch(() => undefined);
   if (realRunDir === undefined) return undefined;
   const found: Record<string, string> = {};
+  const writtenAt = new Map<string, number>();
   // 32 files at a time: 5,000 models of a dbt compile took 0.8-1.4 s one by one, 0.4-0.6 s so (a loaded machine).
   for (let at = 0; at < paths.length; at += 32)
     await Promise.all(
       paths.slice(at, at + 32).map(async ([id, path]) => {
-        const sql = await readRunFile(realRunDir, path);
-        if (sql !== undefined) found[id] = sql;
+        const file = await readRunFile(realRunDir, path);
+        if (file === undefined) return;
+        found[id] = file.sql;
+        writtenAt.set(id, file.writtenAt);
       }),
     );
-  return Object.keys(found).length === 0 ? undefined : found;
+  return writtenAt.size === 0 ? undefined : { sql: found, writtenAt };
 }
 
 /**
@@ -547,42 +551,62 @@ async function readRunSql(
  * once its symlinks are resolved; undefined otherwise, and when it cannot be read (another owner's, or removed
  * by a dbt clean meanwhile): it only tells whether a build since the catalog happened.
  */
-async function readRunFile(realRunDir: string, path: string): Promise<string | undefined> {
+async function readRunFile(
+  realRunDir: string,
+  path: string,
+): Promise<{ sql: string; writtenAt: number } | undefined> {
   try {
     const real = await realpath(path);
     if (!isInsideFolder(realRunDir, real)) return undefined;
     // A regular file only (a FIFO is not waited on), no larger than the limit, UTF-8.
-    return (
-      await readBoundedText(real, { flag: '--dbt', maxBytes: MAX_RUN_SQL_BYTES, what: 'a dbt run file' })
-    ).text;
+    const { text } = await readBoundedText(real, {
+      flag: '--dbt',
+      maxBytes: MAX_RUN_SQL_BYTES,
+      what: 'a dbt run file',
+    });
+    return { sql: text, writtenAt: (await stat(real)).mtimeMs };
   } catch {
     return undefined;
   }
 }
 
-/** The most of dbt's file log read (dbt 1.x rotates logs/dbt.log at 10 MB). */
+/** The most of dbt's file log read, from its end (dbt 1.x rotates logs/dbt.log at 10 MB unless told not to). */
 const MAX_DBT_LOG_BYTES = 32 * 1024 * 1024;
 
 /**
- * Of the models whose target/run file was read, those whose dbt run or build that wrote it failed, as the
- * project's logs/dbt.log tells (last-run.ts's loggedRunFailures); undefined when none, or the log is missing,
- * larger than MAX_DBT_LOG_BYTES or unreadable: then it tells nothing.
+ * Of the models whose target/run file was read (`writtenAt`: each file's modification time), those whose dbt
+ * run or build that wrote it failed, as the project's logs/dbt.log tells (last-run.ts's loggedRunFailures):
+ * its last MAX_DBT_LOG_BYTES, the line cut there left out. A file written after the log's last line is of a
+ * run logged elsewhere (--log-path, DBT_LOG_PATH): the log's last run of that model is an earlier one and
+ * tells nothing of it. Undefined when none failed, or the log is missing or unreadable.
  */
-async function readRunFailures(projectDir: string, ids: string[]): Promise<string[] | undefined> {
-  let log: string;
+async function readRunFailures(
+  projectDir: string,
+  writtenAt: ReadonlyMap<string, number>,
+): Promise<string[] | undefined> {
+  let log: FileHandle;
   try {
-    log = (
-      await readBoundedText(join(projectDir, 'logs', 'dbt.log'), {
-        flag: '--dbt',
-        maxBytes: MAX_DBT_LOG_BYTES,
-        what: "dbt's log",
-      })
-    ).text;
+    // O_NONBLOCK: a FIFO there is not waited on (the type is checked next).
+    log = await open(join(projectDir, 'logs', 'dbt.log'), constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   } catch {
     return undefined;
   }
-  const failed = loggedRunFailures(log, ids);
-  return failed.size === 0 ? undefined : [...failed];
+  try {
+    const info = await log.stat();
+    const ids = [...writtenAt].filter(([, at]) => at <= info.mtimeMs).map(([id]) => id);
+    if (!info.isFile() || ids.length === 0) return undefined;
+    const length = Math.min(info.size, MAX_DBT_LOG_BYTES);
+    const bytes = Buffer.alloc(length);
+    const { bytesRead } = await log.read(bytes, 0, length, info.size - length);
+    const text = bytes.subarray(0, bytesRead).toString('utf8');
+    const whole = length === info.size ? text : text.slice(text.indexOf('\n') + 1);
+    const failed = loggedRunFailures(whole, ids);
+    return failed.size === 0 ? undefined : [...failed];
+  } catch {
+    return undefined;
+  } finally {
+    await log.close().catch(() => undefined);
+  }
 }
 
 /** What `result:` and `source_status:` compare with, read only when the selection may use them. */
@@ -665,14 +689,15 @@ export async function loadDbtProject(
     manifest,
     warnings,
   );
-  const runSql =
+  const runFiles =
     runResults === undefined
       ? undefined
       : await readRunSql(dirname(files.manifestPath), runResults, manifest);
+  const runSql = runFiles?.sql;
   const runFailed =
-    runSql === undefined || files.projectDir === undefined
+    runFiles === undefined || files.projectDir === undefined
       ? undefined
-      : await readRunFailures(files.projectDir, Object.keys(runSql));
+      : await readRunFailures(files.projectDir, runFiles.writtenAt);
   const warehouse =
     manifest.adapter === 'postgres' && options.warehouse !== undefined
       ? await options.warehouse()

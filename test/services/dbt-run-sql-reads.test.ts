@@ -2,7 +2,7 @@
 // inside target/run count, and one gds cannot read leaves the catalog judged without it, the project read all
 // the same. The real jaffle-shop project (../shared/fixtures, copied), its stg_orders compiled without
 // order_date after dbt docs generate (the catalog still lists it) and the last run_results.json a dbt compile.
-import { cp, mkdtemp, readFile, rm, symlink, unlink, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm, stat, symlink, unlink, utimes, writeFile } from 'node:fs/promises';
 import type * as Fs from 'node:fs';
 import type * as FsPromises from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -112,5 +112,51 @@ describe("target/run's SQL of a model dbt compile only compiled", needs(noShared
     const read = await stgOrders();
     expect(read.columns).toContain('order_date');
     expect(read.warnings.join('\n')).toContain('not rebuilt since the catalog');
+  });
+});
+
+/** dbt 1.x's file log of a dbt run of stg_orders the warehouse refused, after `filler` bytes of older lines. */
+async function writeFailedRunLog(filler = 0): Promise<string> {
+  const line = (msg: string, level = 'debug') =>
+    `\u001b[0m10:00:01.000001 [${level.padEnd(5)}] [Thread-1 (]: ${msg}`;
+  const older = line('Began running node model.jaffle_dbt.customers ' + 'x'.repeat(200));
+  const log = join(project, 'logs', 'dbt.log');
+  await mkdir(join(project, 'logs'), { recursive: true });
+  await writeFile(
+    log,
+    [
+      ...Array.from({ length: Math.ceil(filler / (older.length + 1)) }, () => older),
+      line(`Writing runtime sql for node "${STG_ORDERS}"`),
+      line('1 of 1 ERROR creating sql view model main.stg_orders ..... [ERROR in 0.02s]', 'error'),
+      line(`Finished running node ${STG_ORDERS}`),
+      '',
+    ].join('\n'),
+  );
+  return log;
+}
+
+describe("logs/dbt.log: whether the run that wrote target/run's file failed", needs(noSharedFixtures), () => {
+  it('a log that says the run failed keeps the catalog', async () => {
+    await writeFailedRunLog();
+    const read = await stgOrders();
+    expect(read.columns).toContain('order_date');
+    expect(read.warnings.join('\n')).toContain('of a dbt run that failed');
+  });
+
+  it('a log last written before the run file is of older runs (the run logged elsewhere): the SQL counts', async () => {
+    const log = await writeFailedRunLog();
+    const written = (await stat(runFile())).mtime;
+    const before = new Date(written.getTime() - 3_600_000);
+    await utimes(log, before, before);
+    const read = await stgOrders();
+    expect(read.columns).not.toContain('order_date');
+    expect(read.warnings.join('\n')).toContain('target/run holds its build of this SQL');
+  });
+
+  it('a log larger than gds reads whole (no rotation) is read from its end', async () => {
+    await writeFailedRunLog(40 * 1024 * 1024);
+    const read = await stgOrders();
+    expect(read.columns).toContain('order_date');
+    expect(read.warnings.join('\n')).toContain('of a dbt run that failed');
   });
 });
