@@ -190,4 +190,20 @@ describe("dbt_project.yml's dispatch: search orders", () => {
     const alone = dispatching(['dbt_utils', `"{{ var('shim') }}"`]);
     expect((await plan('sqlserver', [adult], [...UTILS], alone)).notMappedTests).toEqual([]);
   });
+
+  it("an empty search order is dbt's default search (get_macro_search_order's [] is falsy): the root project, then the package", async () => {
+    const empty = dispatching(['dbt_utils', '']);
+    const declaration = await plan('postgres', [adult], UTILS, empty);
+    expect(declaration.notMappedTests).toEqual([]);
+    expect(declaration.mappedTests).toHaveLength(1);
+    const own = await plan(
+      'postgres',
+      [adult],
+      [...UTILS, 'macro.shop.default__test_expression_is_true'],
+      empty,
+    );
+    expect(own.notMappedTests.map((t) => t.reason)).toEqual([
+      expect.stringContaining('the project runs its own macro macro.shop.default__test_expression_is_true'),
+    ]);
+  });
 });

@@ -159,17 +159,20 @@ export function readQuoting(value: unknown): QuotePolicy | undefined {
 /**
  * dbt_project.yml's `dispatch:` as dbt reads it: each macro namespace's search_order, the first entry of a
  * namespace deciding (dbt-core's Project.get_macro_search_order). An entry dbt refuses (no macro_namespace, a
- * search_order that is no list) is left out; empty without one.
+ * search_order that is no list) is left out; empty without one. A first entry whose search_order is empty is
+ * no search order: dbt-core's _get_search_packages takes an empty one as none (the default search).
  */
 export function readDispatch(value: unknown): ReadonlyMap<string, readonly string[]> {
   const orders = new Map<string, readonly string[]>();
   if (!Array.isArray(value)) return orders;
+  const read = new Set<string>();
   for (const entry of value) {
     if (!isEntry(entry)) continue;
     const namespace = entry['macro_namespace'];
     const order = entry['search_order'];
-    if (typeof namespace !== 'string' || !Array.isArray(order) || orders.has(namespace)) continue;
-    orders.set(namespace, order.map(String));
+    if (typeof namespace !== 'string' || !Array.isArray(order) || read.has(namespace)) continue;
+    read.add(namespace);
+    if (order.length > 0) orders.set(namespace, order.map(String));
   }
   return orders;
 }
