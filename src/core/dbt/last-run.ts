@@ -166,7 +166,7 @@ function logLine(line: string): LogLine | undefined {
  * a run that failed leaves the file of a build the warehouse never made. From that line on, the same thread's
  * lines up to "Finished running node …": an error (its `[error]` level, or dbt 0.x's "ERROR creating") is a
  * failed run. A model the log does not tell of (no such line: rotated away, another log path; or the node not
- * finished) is not among them.
+ * finished before its thread began another node) is not among them.
  */
 export function loggedRunFailures(log: string, ids: readonly string[]): Set<string> {
   const wanted = new Set(ids);
@@ -182,6 +182,9 @@ export function loggedRunFailures(log: string, ids: readonly string[]): Set<stri
   const failures = new Set<string>();
   lines.forEach((line, at) => {
     if (line === undefined) return;
+    // A thread runs one node at a time: a node begun there ends any run the thread had not finished (one
+    // killed, whose thread name a later invocation reuses), which then tells nothing.
+    if (line.msg.startsWith('Began running node ')) running.delete(line.thread);
     const id = written.get(at);
     if (id !== undefined) running.set(line.thread, { id, failed: false });
     const node = running.get(line.thread);

@@ -276,4 +276,15 @@ describe("dbt's file log: whether the run that last wrote a model's target/run f
     expect(failures(ran(A, 'Thread-1 (', 'ERROR').slice(0, -1))).toEqual([]);
     expect(failures(['not a log', '{"also": "not"}'])).toEqual([]);
   });
+
+  it('a run killed before it finished tells nothing, whatever its thread logs in later invocations', () => {
+    // dbt run -s a killed mid-DDL (no Finished line); a later run of b fails on the same thread name; then
+    // dbt compile -s a begins and finishes a on it: none of that is a's killed run.
+    const killed = ran(A, 'Thread-1 (', 'OK').slice(0, 3);
+    const compiled = [
+      line('debug', 'Thread-1 (', `Began running node ${A}`),
+      line('debug', 'Thread-1 (', `Finished running node ${A}`),
+    ];
+    expect(failures([...killed, ...ran(B, 'Thread-1 (', 'ERROR'), ...compiled], [A])).toEqual([]);
+  });
 });
