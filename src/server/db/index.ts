@@ -59,13 +59,23 @@ function deadlineOf(timeoutMs: number) {
  * whose defaults print them otherwise (`ALTER DATABASE … SET DateStyle = 'SQL, DMY'`, IntervalStyle =
  * 'sql_standard', extra_float_digits = 0) made every timestamp read null, every interval empty and every
  * float8 rounded; set on each connection, not as a startup option, which the database URL's own `options`
- * would replace and which poolers refuse.
+ * would replace and which poolers refuse. Set by the pool's `verify`, which the pool awaits before it hands a new
+ * connection out: a query queued behind the SET is deprecated by node-postgres (a warning on the server's
+ * stderr; an error from pg 9), and a SET that failed leaves the connection out, its query failing, rather than
+ * reading timestamps as null.
  */
 const DRIVER_TEXT_STYLES = `SET DateStyle = ISO; SET IntervalStyle = postgres; SET extra_float_digits = 1`;
 
 async function openPostgres(url: string, queryTimeoutMs: number): Promise<Db> {
   // statement_timeout is set on every connection the pool opens: each statement has the deadline.
-  const pool = new pg.Pool({ connectionString: url, max: 5, statement_timeout: queryTimeoutMs });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 5,
+    statement_timeout: queryTimeoutMs,
+    verify: (client, done) => {
+      client.query(DRIVER_TEXT_STYLES).then(() => done(), done);
+    },
+  });
   // An idle connection that PostgreSQL ends (a restart, pg_terminate_backend, a failover) is reported here;
   // unheard, the 'error' event would end the whole server. The pool drops that connection and opens another.
   pool.on('error', (error: Error & { code?: string }) => {
@@ -78,13 +88,7 @@ async function openPostgres(url: string, queryTimeoutMs: number): Promise<Db> {
   // process ended right after it finds none of this server's connections still open.
   const open = new Set<pg.PoolClient>();
   let allClosed: (() => void) | undefined;
-  pool.on('connect', (client) => {
-    open.add(client);
-    // Queued before any query of the pool's on this connection, so it is the first to run there.
-    client.query(DRIVER_TEXT_STYLES).catch((error: Error) => {
-      process.stderr.write(`database: could not set the session's text styles (${error.message})\n`);
-    });
-  });
+  pool.on('connect', (client) => open.add(client));
   pool.on('remove', (client) => {
     open.delete(client);
     if (open.size === 0) allClosed?.();

@@ -4,11 +4,15 @@
 // = 0) made every timestamp the server read come back null, every interval empty and every float8 rounded:
 // sign-in, tokens and lists failed on such a database. Each connection the server opens now sets the styles
 // the driver reads, whatever the database's defaults.
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type RunningServer } from '../../../src/server/app.js';
 import { openDb } from '../../../src/server/db/index.js';
-import { createPostgresDatabase, postgresTestUrl } from '../../helpers/server.js';
+import { createPostgresDatabase, postgresTestUrl, type ReadyInfo } from '../../helpers/server.js';
+import { startServerProcess, waitFor } from '../../helpers/server-process.js';
 import { needs } from '../../helpers/skip.js';
 
 const target = postgresTestUrl();
@@ -78,5 +82,48 @@ describe('a PostgreSQL whose defaults print values in other styles', () => {
     // Before, a timestamp the driver could not read was null, written out as the epoch.
     for (const entry of entries) expect(Date.parse(entry.createdAt)).toBeGreaterThan(0);
     expect(running.contract?.violations ?? []).toEqual([]);
+  });
+});
+
+describe('a server process on PostgreSQL setting its connections’ styles', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gds-text-styles-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  // The SET was once queued behind by the pool's first query on each connection: node-postgres deprecates a
+  // query sent while another runs (a DeprecationWarning on the server's stderr; an error from pg 9).
+  it('answers on every connection with no warning on its stderr', needs(skip), async () => {
+    const database = await databaseOfOtherStyles(1);
+    const readyFile = join(dir, 'ready.json');
+    const server = startServerProcess([
+      '--database-url',
+      database.url,
+      '--port',
+      '0',
+      '--ready-file',
+      readyFile,
+    ]);
+    try {
+      await waitFor(() => {
+        if (server.child.exitCode !== null) throw new Error(`the server exited: ${server.output.stderr}`);
+        return existsSync(readyFile) && server.output.stdout.includes('whole tokens');
+      }, 'the ready file');
+      const ready = JSON.parse(readFileSync(readyFile, 'utf8')) as ReadyInfo;
+      const owner = ready.users.find((user) => user.role === 'OWNER');
+      const headers = { authorization: `Bearer ${owner?.accessToken}` };
+      // More requests at once than the pool has connections: each of its five is opened.
+      const answers = await Promise.all(
+        Array.from({ length: 12 }, () => fetch(`${ready.baseUrl}/api/workspace/audit-log`, { headers })),
+      );
+      expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 200));
+      for (const answer of answers) {
+        const { entries } = (await answer.json()) as { entries: Array<{ createdAt: string }> };
+        for (const entry of entries) expect(Date.parse(entry.createdAt)).toBeGreaterThan(0);
+      }
+    } finally {
+      server.signal('SIGTERM');
+      await server.closed;
+      await database.drop();
+    }
+    expect(server.output.stderr).not.toMatch(/warning/i);
   });
 });
