@@ -430,7 +430,16 @@ class ProjectReader {
     if (unmappable !== undefined) return { unmappable };
     const { schema, table } = this.relationOf(node, node.schema);
     const columns = this.columnsOf(node);
-    return { schema, table, ...(columns.ok ? this.testColumns(node, columns, true) : {}) };
+    return {
+      schema,
+      table,
+      ...(columns.ok
+        ? {
+            ...this.testColumns(node, columns, true),
+            types: new Map(columns.columns.map((c) => [c.name.toLowerCase(), c.type])),
+          }
+        : {}),
+    };
   }
 
   declare(node: ManifestNode, tests: ManifestNode[], warnings: string[]): DbtDeclaration | DbtRefusal {

@@ -32,6 +32,8 @@ export interface ReferenceTarget {
   columns?: string[];
   /** Whether `columns` are the relation's names exactly (a catalog's): `field:` is then reached as the adapter resolves it. */
   exactColumns?: boolean;
+  /** The columns' types (the catalog's, else the manifest's data_type), by lower-cased name, where known. */
+  types?: ReadonlyMap<string, string>;
 }
 
 export interface TestContext {
@@ -105,7 +107,7 @@ type Outcome =
   | { kind: 'grain'; columns: string[]; severity: Gate1Severity; nulls: NullRows }
   | { kind: 'predicate'; sql: string; warning?: string }
   | { kind: 'pattern'; column: string; regex: string; warning?: string }
-  | { kind: 'reference'; column: string; target: string }
+  | { kind: 'reference'; column: string; target: string; warning?: string }
   | { kind: 'refused'; reason: string };
 
 /**
@@ -227,6 +229,8 @@ export function mapTests(tests: ManifestNode[], context: TestContext): MappedRul
         }
         rules.references.set(outcome.column, outcome.target);
         rules.mapped.push({ test: node.uniqueId, rule: `reference:${outcome.column}` });
+        if (outcome.warning !== undefined)
+          rules.warnings.push({ test: node.uniqueId, warning: outcome.warning });
         break;
       }
       case 'predicate':
@@ -568,7 +572,9 @@ function mapOne(node: ManifestNode, written: ManifestTest, context: TestContext)
       }
       const id = sqlIdentifier(col.name);
       const list = literals.join(', ');
-      const coercion = quote ? quotedOnNumbers(col.name, literals, context) : undefined;
+      const coercion = quote
+        ? quotedOnNumbersOrBooleans(col.name, literals, context)
+        : rawOfOtherKind(col.name, literals, context);
       if (coercion?.refused !== undefined) return refused(coercion.refused);
       // accepted_values (`not in`), not_accepted_values (`in`) and not_be_in_set (an inner join) never report a
       // NULL, and a NULL predicate never fails a Gate 1 row; be_in_set reports it (its left join finds no value
@@ -610,7 +616,16 @@ function mapOne(node: ManifestNode, written: ManifestTest, context: TestContext)
       const reference = `${target.schema}.${target.table}.${targetColumn}`;
       if (!/^[A-Za-z_][A-Za-z0-9_$]*\.[A-Za-z_][A-Za-z0-9_$]*\.[A-Za-z_][A-Za-z0-9_$]*$/.test(reference))
         return refused(`the reference ${reference} has a name gds cannot write as schema.table.column`);
-      return { kind: 'reference', column: col.name, target: reference };
+      const types = constraint
+        ? undefined
+        : comparedTypes(col.name, reference, target, targetColumn, context);
+      if (types?.refused !== undefined) return refused(types.refused);
+      return {
+        kind: 'reference',
+        column: col.name,
+        target: reference,
+        ...(types?.warning === undefined ? {} : { warning: types.warning }),
+      };
     }
     case 'dbt_utils.expression_is_true': {
       const expression = text(kwargs['expression']);
@@ -1164,33 +1179,148 @@ const NO_NUMBER_STRING: Readonly<Record<string, string>> = {
 };
 
 /**
- * What values accepted_values (and its kin) writes quoted (quote: true, its default) mean on a number column.
- * Gate 1 runs `col IN ('1', '2')` in PostgreSQL, which reads each as a value of the column's type. BigQuery and
- * Trino compare no number with a string: dbt's test errors, so it is refused. Elsewhere the warehouse coerces
- * one side or the other (Spark and Databricks outside ANSI mode compare as text, so '01' is not 1): the
- * predicate is kept, with a warning, unless each value is an integer as an integer column prints it, where a
- * number and a text comparison agree. Undefined: a column of another (or no) type, or PostgreSQL's reading.
+ * What values accepted_values (and its kin) writes quoted (quote: true, its default) mean on a number or a
+ * boolean column. Gate 1 runs `col IN ('1', '2')` in PostgreSQL, which reads each as a value of the column's
+ * type ('t', 'yes', 'on' and '1' are true there). BigQuery and Trino compare no number nor boolean with a
+ * string: dbt's test errors, so it is refused. Elsewhere the warehouse coerces one side or the other (Spark and
+ * Databricks outside ANSI mode compare numbers as text, so '01' is not 1; Snowflake converts only 'true' and
+ * 'false' to a boolean implicitly): the predicate is kept, with a warning, unless each value is an integer as an
+ * integer column prints it, or 'true' or 'false', where both readings agree. Undefined: a column of another (or
+ * no) type, or PostgreSQL's reading.
  */
-function quotedOnNumbers(
+function quotedOnNumbersOrBooleans(
+  column: string,
+  literals: readonly string[],
+  context: TestContext,
+): { refused?: string; warning?: string } | undefined {
+  const type = context.columnTypes?.get(column.toLowerCase())?.trim() ?? '';
+  const adapter = context.adapter ?? '';
+  const kind = typeKind(type);
+  if ((kind !== 'number' && kind !== 'boolean') || LITERAL_AS_COLUMN_TYPE.has(adapter)) return undefined;
+  const numbers = kind === 'number';
+  const written = `its column ${column} is ${type} and dbt writes each value quoted (${literals.join(', ')})`;
+  const why = (numbers ? NO_NUMBER_STRING : NO_BOOLEAN_STRING)[adapter];
+  if (why !== undefined)
+    return {
+      refused: `${written}: on ${adapter} ${why}, so dbt's test errors; set quote: false in the test to compare ${numbers ? 'numbers' : 'booleans (values: [true, false])'}`,
+    };
+  const agree = numbers
+    ? INTEGER_TYPE.test(type) && literals.every((l) => /^'-?(?:0|[1-9][0-9]*)'$/.test(l))
+    : literals.every((l) => l === "'true'" || l === "'false'");
+  if (agree) return undefined;
+  return {
+    warning:
+      `${written}: Gate 1 reads each in PostgreSQL as ${numbers ? "a value of the column's type" : "a boolean ('t', 'yes', 'on' and '1' are true there)"}, while on ${adapter || 'its adapter'} ` +
+      (numbers
+        ? "a number compared with a string may be compared otherwise (Spark and Databricks outside ANSI mode compare them as text, so '01' or '1.0' is not 1), "
+        : "a boolean compared with a string may be compared otherwise (Snowflake converts only 'true' and 'false' implicitly), ") +
+      `so the gate may pass rows the test fails or fail rows it passes; ${numbers ? 'set quote: false in the test to compare numbers in both' : "write 'true' and 'false', or set quote: false"}`,
+  };
+}
+
+/** The kinds of column type no warehouse here compares with one another without a cast or a coercion. */
+type TypeKind = 'number' | 'text' | 'boolean' | 'time';
+
+/** The kind of a column type as catalogs write it (INT64, VARCHAR(16777216), BOOL, TIMESTAMP_NTZ, …), where gds knows it. */
+function typeKind(type: string | undefined): TypeKind | undefined {
+  const written = type?.trim() ?? '';
+  if (NUMBER_TYPE.test(written)) return 'number';
+  if (
+    /^(?:string|text|varchar|char|character|nvarchar|nchar|varchar2|nvarchar2|bpchar|citext|clob|nclob|ntext|tinytext|mediumtext|longtext)\b/i.test(
+      written,
+    )
+  )
+    return 'text';
+  if (/^bool(?:ean)?\b/i.test(written)) return 'boolean';
+  if (/^(?:date|time|smalldatetime)/i.test(written)) return 'time';
+  return undefined;
+}
+
+/**
+ * The adapters whose SQL compares no value of one kind with another's (a number with a string, a boolean with
+ * either), so dbt's test comparing them errors: why, as their documentation says.
+ */
+const NO_CROSS_KIND: Readonly<Record<string, string>> = {
+  bigquery:
+    'no type is coerced to one of another kind (an INT64 only to NUMERIC, BIGNUMERIC or FLOAT64, a STRING or BOOL to none)',
+  trino: 'there is no implicit cast between them',
+  athena: 'its Trino engine has no implicit cast between them',
+  postgres: 'no operator compares them without a cast',
+};
+
+/**
+ * What a relationships test means where its column and the referenced one are of two kinds (an INT64 child, a
+ * STRING parent): dbt's SQL compares them (`child.from_field = parent.to_field`), which errors where the
+ * warehouse compares no such pair (refused), and elsewhere compares after coercing one side as the warehouse
+ * decides, where Gate 1 compares them in PostgreSQL, which does not (a warning). Undefined: one kind, or a type
+ * gds does not know.
+ */
+function comparedTypes(
+  column: string,
+  reference: string,
+  target: ReferenceTarget,
+  targetColumn: string,
+  context: TestContext,
+): { refused?: string; warning?: string } | undefined {
+  const type = context.columnTypes?.get(column.toLowerCase())?.trim();
+  const parentType = target.types?.get(targetColumn.toLowerCase())?.trim();
+  const kind = typeKind(type);
+  const parentKind = typeKind(parentType);
+  if (kind === undefined || parentKind === undefined || kind === parentKind) return undefined;
+  const adapter = context.adapter ?? '';
+  const written = `its column ${column} is ${type ?? ''} and the referenced ${reference} is ${parentType ?? ''}`;
+  const why = NO_CROSS_KIND[adapter];
+  if (why !== undefined)
+    return {
+      refused: `${written}: on ${adapter} ${why}, so dbt's test errors; give both columns one type (cast one in its model)`,
+    };
+  return {
+    warning:
+      `${written}: on ${adapter || 'its adapter'} dbt's test compares them after coercing one to the other's type ` +
+      '(Snowflake a VARCHAR to a NUMBER, failing on text that is no number), while Gate 1 compares them in PostgreSQL, which compares no ' +
+      `${kind} with a ${parentKind} without a cast, so the gate's check may fail to run or differ from dbt's test; give both columns one type`,
+  };
+}
+
+/** The adapters that never compare a boolean with a string: why, as their documentation says. */
+const NO_BOOLEAN_STRING: Readonly<Record<string, string>> = {
+  bigquery: 'a STRING, a string literal too, is coerced to no BOOL, so IN has no matching signature',
+  trino: 'there is no implicit cast between boolean and varchar',
+  athena: 'its Trino engine has no implicit cast between boolean and varchar',
+};
+
+/** The kind of a value written as it is (quote: false): a number or a boolean literal, else undefined. */
+function literalKind(literal: string): TypeKind | undefined {
+  if (/^[+-]?(?:\d+\.?\d*|\.\d+)(?:e[+-]?\d+)?$/i.test(literal)) return 'number';
+  return /^(?:true|false)$/i.test(literal) ? 'boolean' : undefined;
+}
+
+/**
+ * Why values accepted_values writes as they are (quote: false) cannot be a Gate 1 predicate: a number or a
+ * boolean compared with a column of another kind (`status in (1, 2)` on text), which PostgreSQL, where Gate 1
+ * runs, compares without a cast on no warehouse's behalf (operator does not exist: text = integer), so the
+ * check would fail on every run. Undefined: each value of the column's kind, or a kind gds does not know.
+ */
+function rawOfOtherKind(
   column: string,
   literals: readonly string[],
   context: TestContext,
 ): { refused?: string; warning?: string } | undefined {
   const type = context.columnTypes?.get(column.toLowerCase())?.trim();
+  const kind = typeKind(type);
+  if (kind === undefined || kind === 'time') return undefined;
+  const other = literals.map(literalKind).find((k) => k !== undefined && k !== kind);
+  if (other === undefined) return undefined;
   const adapter = context.adapter ?? '';
-  if (type === undefined || !NUMBER_TYPE.test(type) || LITERAL_AS_COLUMN_TYPE.has(adapter)) return undefined;
-  const written = `its column ${column} is ${type} and dbt writes each value quoted (${literals.join(', ')})`;
-  const why = NO_NUMBER_STRING[adapter];
-  if (why !== undefined)
-    return {
-      refused: `${written}: on ${adapter} ${why}, so dbt's test errors; set quote: false in the test to compare numbers`,
-    };
-  if (INTEGER_TYPE.test(type) && literals.every((l) => /^'-?(?:0|[1-9][0-9]*)'$/.test(l))) return undefined;
+  const alsoDbt =
+    NO_CROSS_KIND[adapter] === undefined
+      ? ''
+      : `; on ${adapter} ${NO_CROSS_KIND[adapter]}, so dbt's test errors too`;
   return {
-    warning:
-      `${written}: Gate 1 reads each in PostgreSQL as a value of the column's type, while on ${adapter || 'its adapter'} ` +
-      "a number compared with a string may be compared otherwise (Spark and Databricks outside ANSI mode compare them as text, so '01' or '1.0' is not 1), " +
-      'so the gate may pass rows the test fails or fail rows it passes; set quote: false in the test to compare numbers in both',
+    refused:
+      `its column ${column} is ${type ?? ''} and quote: false writes ${literals.join(', ')} as they are: PostgreSQL, where Gate 1 runs, ` +
+      `compares no ${kind} with a ${other} without a cast, so the check would fail on every run${alsoDbt}; ` +
+      `write the values as ${kind === 'text' ? 'strings (quote: true)' : `${kind} literals`}`,
   };
 }
 
