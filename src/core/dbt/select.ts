@@ -849,17 +849,9 @@ function matchMethod(
       if (value === 'function') return pick((n) => n.resourceType === value, others);
       // From dbt 1.6.4 (dbt-core #8589, backported) the method searches dbt's all_nodes: `resource_type:source+`
       // is what reads a source, `+resource_type:exposure` what the exposures are built on (dbt-core #8730;
-      // 1.6.3 and 1.5.9 selected nothing by them). Before, the manifest's nodes only.
-      return pick(
-        (n) => n.resourceType === value,
-        dbtBefore1(manifest.dbtVersion, 6, 4)
-          ? parsed
-          : [
-              ...parsed,
-              ...[...manifest.sources.values()].filter((n) => n.enabled),
-              ...others.filter((n) => n.resourceType !== 'function'),
-            ],
-      );
+      // 1.6.3 and 1.5.9 selected nothing by them), and dbt 1.7's all_nodes holds no saved query (1.7's
+      // selector_methods.py: `resource_type:saved_query` selects nothing there). Before, the manifest's nodes only.
+      return pick((n) => n.resourceType === value, dbtBefore1(manifest.dbtVersion, 6, 4) ? parsed : allNodes);
     // dbt 1.8's `package:this` is the root project (dbt-core #6891): the manifest's project_name.
     case 'package': {
       const root = manifest.projectName;

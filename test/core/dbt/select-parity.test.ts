@@ -155,6 +155,13 @@ describe("the methods search semantic models and saved queries as the manifest's
     expect(ids(semantic('1.7.19'), ['+tag:export'])).toEqual([]);
   });
 
+  it("resource_type: searches dbt's all_nodes too: saved queries from 1.8, semantic models from 1.6.4", () => {
+    // dbt 1.7's ResourceTypeSelectorMethod searches all_nodes, which took no saved_query_nodes before 1.8.
+    expect(ids(semantic('1.7.19'), ['+resource_type:saved_query'])).toEqual([]);
+    expect(ids(semantic('1.7.19'), ['+resource_type:semantic_model'])).toEqual(['orders']);
+    expect(ids(semantic('1.8.0'), ['+resource_type:saved_query'])).toEqual(['orders']);
+  });
+
   it('config.KEY: does not: dbt searches the nodes and sources only (dbt-core #11635 is not merged)', () => {
     const m = semantic('1.12.0');
     const sm = (m['semantic_models'] as Record<string, Entry>)['semantic_model.shop.sm_orders'] as Entry;
