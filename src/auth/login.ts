@@ -10,10 +10,10 @@ import { addRunSecret } from '../core/redact.js';
 import { stripControlCharacters } from '../core/terminal-text.js';
 import { INSECURE_URL_CODE, isInsecureUrl } from '../core/url-policy.js';
 import type { Env, Profile } from './config.js';
-import { checkProfileName, loadConfig, withProfileLock } from './config.js';
+import { checkProfileName, loadConfig } from './config.js';
 import { checkBaseUrl, refuseInsecureUrl } from './credentials.js';
 import type { ProfileFields, SavedProfile } from './profiles.js';
-import { sameCredentials, saveProfile } from './profiles.js';
+import { saveIfUnchanged } from './profiles.js';
 import type { SessionExtras } from './refresh.js';
 import { expiresAtFrom } from './refresh.js';
 import { oidcFetch } from './oidc-fetch.js';
@@ -182,15 +182,7 @@ export async function login(options: LoginOptions): Promise<LoginResult> {
   // The approval may have taken minutes: another command may have saved into the profile, or logged it out,
   // since it was read above. Saved only over the profile found then (or a renewal of it), as tokens
   // --save-profile saves (integration-profile.ts).
-  const current = await withProfileLock(
-    name,
-    async () => {
-      const now = (await loadConfig({ env, warn: options.warn })).profiles[name];
-      if (!sameCredentials(now, existing)) return { changed: now };
-      return { saved: await saveProfile(name, fields, secrets, { env, warn: options.warn }) };
-    },
-    { env },
-  );
+  const current = await saveIfUnchanged(name, existing, fields, secrets, { env, warn: options.warn });
   if ('changed' in current)
     throw await signInNotSaved(name, current.changed, options.base, tokens.access_token);
   return { saved: current.saved, issuer: metadata.issuer, expiresAt: expiresAt ?? 'unknown' };

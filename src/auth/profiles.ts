@@ -212,18 +212,46 @@ export interface StaticProfileInput {
 
 /** `gds auth set`: a static CLI token and its API base, checked first; nothing changes when they are bad. */
 export async function setStaticProfile(input: StaticProfileInput, options: ProfileOptions = {}) {
+  const { name, fields, secrets } = staticProfile(input);
+  return withProfileLock(name, () => saveProfile(name, fields, secrets, options), options);
+}
+
+/** A static profile's fields and secret, checked (a clear error for a bad token, base or name). */
+export function staticProfile(input: StaticProfileInput) {
   const name = checkProfileName(input.name);
   const token = checkToken(input.token);
   const base = checkBaseUrl(input.base, '--base');
+  const fields: ProfileFields = {
+    kind: 'static',
+    base,
+    ...(input.user === undefined ? {} : { user: input.user }),
+  };
+  return { name, fields, secrets: { token } };
+}
+
+/** What saveIfUnchanged did: saved, or found the profile changed (`changed`: what it holds now; none: logged out). */
+export type SaveIfUnchanged = { saved: SavedProfile } | { changed: Profile | undefined };
+
+/**
+ * Saves into profile `name`, under its lock, only over the credentials `before` it held when the command read it,
+ * ahead of a request that may have taken long (a sign-in, a token checked or minted): a sign-in into it, another
+ * command's save or a logout meanwhile is neither replaced nor undone (sameCredentials; a renewal of `before` is no
+ * change). `signal` ends a wait for the lock (withProfileLock).
+ */
+export async function saveIfUnchanged(
+  name: string,
+  before: Profile | undefined,
+  fields: ProfileFields,
+  secrets: ProfileSecrets,
+  options: ProfileOptions & { signal?: AbortSignal } = {},
+): Promise<SaveIfUnchanged> {
   return withProfileLock(
     name,
-    () =>
-      saveProfile(
-        name,
-        { kind: 'static', base, ...(input.user === undefined ? {} : { user: input.user }) },
-        { token },
-        options,
-      ),
+    async () => {
+      const now = (await loadConfig(options)).profiles[name];
+      if (!sameCredentials(now, before)) return { changed: now };
+      return { saved: await saveProfile(name, fields, secrets, options) };
+    },
     options,
   );
 }

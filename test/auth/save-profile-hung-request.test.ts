@@ -13,11 +13,12 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig, withProfileLock } from '../../src/auth/config.js';
-import { removeProfile, saveProfile, setStaticProfile } from '../../src/auth/profiles.js';
+import { loadConfig } from '../../src/auth/config.js';
+import { setStaticProfile } from '../../src/auth/profiles.js';
 import { runInProcess } from '../helpers/run-in-process.js';
 import { ndjson } from '../e2e/login-helpers.js';
 import { integrationAnswers } from '../helpers/integration-answers.js';
+import { profileChanges } from '../helpers/profile-changes.js';
 
 /** A service that accepts each connection, reads the request and answers only through `answer`. */
 async function heldService() {
@@ -75,45 +76,9 @@ const commands = [
   },
 ];
 
-const seconds = [
-  {
-    second: 'auth logout --profile ci',
-    run: (env: NodeJS.ProcessEnv) => removeProfile('ci', { env }),
-    left: (config: Awaited<ReturnType<typeof loadConfig>>) => expect(config.profiles).toEqual({}),
-    why: /Profile ci was logged out/,
-  },
-  {
-    second: 'a sign-in into ci',
-    run: (env: NodeJS.ProcessEnv) =>
-      withProfileLock(
-        'ci',
-        () =>
-          saveProfile(
-            'ci',
-            { kind: 'session', base: 'https://signed-in.example' },
-            { accessToken: 'signed-in-access', refreshToken: 'signed-in-refresh' },
-            { env },
-          ),
-        { env },
-      ),
-    left: (config: Awaited<ReturnType<typeof loadConfig>>) =>
-      expect(config.profiles.ci).toMatchObject({ kind: 'session', accessToken: 'signed-in-access' }),
-    why: /Profile ci changed/,
-  },
-  {
-    // The same fields as the token it replaces (kind, base): only the token differs.
-    second: 'gds auth set of another token into ci',
-    run: (env: NodeJS.ProcessEnv, base: string) =>
-      setStaticProfile({ name: 'ci', token: 'cli_otherProfileToken42', base }, { env }),
-    left: (config: Awaited<ReturnType<typeof loadConfig>>) =>
-      expect(config.profiles.ci).toMatchObject({ kind: 'static', token: 'cli_otherProfileToken42' }),
-    why: /Profile ci changed/,
-  },
-];
-
 describe.each(commands)('gds $command --save-profile ci waiting on a service that does not answer', (c) => {
-  it.each(seconds)(
-    '$second ends at once, and the late answer saves nothing over it',
+  it.each(profileChanges)(
+    '$what ends at once, and the late answer saves nothing over it',
     async (s) => {
       const service = await heldService();
       closeService = service.close;
@@ -140,7 +105,7 @@ describe.each(commands)('gds $command --save-profile ci waiting on a service tha
       service.answer(socket, c.answer);
       const r = await saving;
       expect(r.code, r.stderr).toBe(1);
-      expect(r.stderr).toMatch(s.why);
+      expect(r.stderr).toMatch(s.loggedOut ? /Profile ci was logged out/ : /Profile ci changed/);
       expect(r.stderr).toContain('tok_held42');
       expect(r.stderr).toMatch(/not saved/);
       for (const secret of [tokens.accessToken, tokens.refreshToken]) expect(r.stderr).not.toContain(secret);

@@ -5,52 +5,16 @@
 // refresh shows them as `tokens refresh` without --save-profile does (stdout, the same --json shape) and exits 1
 // saying they were not saved; an issue names the token to revoke, as when the profile changed. The lock wait is
 // GDS_LOCK_WAIT_MS here, not the ~20 s default.
-import { createServer } from 'node:http';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig, withProfileLock } from '../../src/auth/config.js';
+import { loadConfig } from '../../src/auth/config.js';
 import { setStaticProfile } from '../../src/auth/profiles.js';
 import { runInProcess } from '../helpers/run-in-process.js';
 import { ndjson } from '../e2e/login-helpers.js';
 import { integrationAnswers } from '../helpers/integration-answers.js';
-
-/** A service that answers every request at once with `body`. */
-async function answeringService(body: unknown) {
-  const text = JSON.stringify(body);
-  const server = createServer((request, response) => {
-    request.resume();
-    request.on('end', () => response.writeHead(200, { 'content-type': 'application/json' }).end(text));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
-
-/** Holds profile `name`'s lock, as another gds would, until `release` is called. */
-async function holdProfileLock(name: string, env: NodeJS.ProcessEnv) {
-  let release!: () => void;
-  const released = new Promise<void>((resolve) => (release = resolve));
-  let entered!: () => void;
-  const taken = new Promise<void>((resolve) => (entered = resolve));
-  const holding = withProfileLock(
-    name,
-    async () => {
-      entered();
-      await released;
-    },
-    { env },
-  );
-  await taken;
-  return async () => {
-    release();
-    await holding;
-  };
-}
+import { answeringService, holdProfileLock } from '../helpers/held-profile-lock.js';
 
 const { tokens, issued } = integrationAnswers('tok_locked42');
 

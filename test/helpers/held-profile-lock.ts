@@ -1,0 +1,40 @@
+// For tests of a save into a profile whose lock another gds holds: the lock held from the test, and a service
+// that answers every request at once.
+import { createServer } from 'node:http';
+import { withProfileLock } from '../../src/auth/config.js';
+
+/** A service that answers every request at once with `body`. */
+export async function answeringService(body: unknown) {
+  const text = JSON.stringify(body);
+  const server = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => response.writeHead(200, { 'content-type': 'application/json' }).end(text));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** Holds profile `name`'s lock, as another gds would, until the function returned is called. */
+export async function holdProfileLock(name: string, env: NodeJS.ProcessEnv) {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let entered!: () => void;
+  const taken = new Promise<void>((resolve) => (entered = resolve));
+  const holding = withProfileLock(
+    name,
+    async () => {
+      entered();
+      await released;
+    },
+    { env },
+  );
+  await taken;
+  return async () => {
+    release();
+    await holding;
+  };
+}
