@@ -8,8 +8,9 @@ import { onOneLine } from '../../core/terminal-text.js';
 import type { Me } from '../../cli/signed-in.js';
 import { canAsk, secret as askSecret } from '../../cli/prompt.js';
 import { refuseClientToken, signedInAs, profileOnlyEnv } from '../../cli/signed-in.js';
-import { setStaticProfile } from '../../auth/profiles.js';
+import { saveIfUnchanged, staticProfile } from '../../auth/profiles.js';
 import { describeStorage } from '../../auth/secret-store.js';
+import type { Profile } from '../../auth/config.js';
 import { checkProfileName, loadConfig } from '../../auth/config.js';
 import { checkBaseUrl } from '../../auth/credentials.js';
 import { describeLive, liveToken } from '../../auth/login.js';
@@ -22,8 +23,9 @@ export default class AuthSet extends BaseCommand<typeof AuthSet> {
     'file, or to file to skip the keychain. The profile (default: "default") becomes the active one when ' +
     'none is. `--token -` reads the token from stdin, keeping it out of the shell history. The token is ' +
     'never printed. The token is checked with the service first (GET /api/me) and nothing is saved when ' +
-    'it is refused; --no-verify skips the check (offline set-up). Client tokens (tf_…) are refused: the ' +
-    'REST API never accepts them.';
+    'it is refused; --no-verify skips the check (offline set-up). Nor is it saved over a profile that another ' +
+    'command saved into or logged out during the check (exit 1, profile_changed). Client tokens (tf_…) are ' +
+    'refused: the REST API never accepts them.';
   static override examples = [
     'printf %s "$GDS_TOKEN" | <%= config.bin %> auth set --token - --base https://gds.example.com --profile staging',
     '<%= config.bin %> auth set --token cli_abc123 --base https://gds.example.com',
@@ -73,9 +75,11 @@ export default class AuthSet extends BaseCommand<typeof AuthSet> {
             .text
         : token
     ).trim();
-    // Bad input is refused before any request; a token with spaces is refused by setStaticProfile below.
+    // Bad input is refused before any request; a token with spaces is refused by staticProfile below.
     refuseClientToken(secret);
-    checkProfileName(profile ?? 'default');
+    const name = checkProfileName(profile ?? 'default');
+    // Read before the requests below: the save replaces only this (saveIfUnchanged).
+    const existing = (await loadConfig({ warn: (m) => this.out.warn(m) })).profiles[name];
     const me =
       this.flags.verify && secret !== '' && !/[\s\p{Cc}]/u.test(secret)
         ? await signedInAs({
@@ -93,16 +97,16 @@ export default class AuthSet extends BaseCommand<typeof AuthSet> {
             );
           })
         : undefined;
-    if (!this.flags.force) await this.refuseToReplace(profile ?? 'default', secret, me);
-    const saved = await setStaticProfile(
-      {
-        name: profile ?? 'default',
-        token: secret,
-        base,
-        ...(me === undefined ? {} : { user: me.user.email }),
-      },
-      { warn: (m) => this.out.warn(m) },
-    );
+    if (!this.flags.force) await this.refuseToReplace(name, existing, secret, me);
+    const { fields, secrets } = staticProfile({
+      name,
+      token: secret,
+      base,
+      ...(me === undefined ? {} : { user: me.user.email }),
+    });
+    const result = await saveIfUnchanged(name, existing, fields, secrets, { warn: (m) => this.out.warn(m) });
+    if ('changed' in result) throw tokenNotSaved(name, result.changed, checkedBase);
+    const saved = result.saved;
     const where = describeStorage(saved.storage, saved.profile.secretRef);
     if (this.out.json) {
       this.out.record({
@@ -129,8 +133,12 @@ export default class AuthSet extends BaseCommand<typeof AuthSet> {
    * As `auth login` does: a profile holding a live browser sign-in or integration token, or a CLI token
    * of another user, is replaced only with --force. An expired or refused token is not worth keeping.
    */
-  private async refuseToReplace(name: string, secret: string, me: Me | undefined): Promise<void> {
-    const existing = (await loadConfig({ warn: (m) => this.out.warn(m) })).profiles[name];
+  private async refuseToReplace(
+    name: string,
+    existing: Profile | undefined,
+    secret: string,
+    me: Me | undefined,
+  ): Promise<void> {
     if (existing === undefined || !liveToken(existing)) return;
     const refuse = (what: string) =>
       new CliError(`Profile ${name} holds ${what}; not replacing it.`, {
@@ -152,6 +160,27 @@ export default class AuthSet extends BaseCommand<typeof AuthSet> {
       throw refuse(`a live CLI token of ${before.user.email}, not of ${me.user.email}`);
     }
   }
+}
+
+/**
+ * The profile changed while the token was checked: another command saved into it or logged it out. The token,
+ * the person's own, is not saved over that; nothing else became of it.
+ */
+function tokenNotSaved(name: string, now: Profile | undefined, base: string): CliError {
+  const what =
+    now === undefined
+      ? `Profile ${name} was logged out while the token was checked`
+      : `Profile ${name} changed while the token was checked (another gds command saved into it)`;
+  const again = `gds auth set --profile ${name} --base ${base} --token -`;
+  return new CliError(`${what}: the token was not saved.`, {
+    exitCode: ExitCode.Failure,
+    code: 'profile_changed',
+    suggestion:
+      now === undefined
+        ? `Store it again if you still want it: ${again}`
+        : `Keep what it holds now, or replace it: ${again} --force. Or store it in a profile of its own: --profile <name>`,
+    details: { profile: name },
+  });
 }
 
 /**
