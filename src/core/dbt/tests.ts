@@ -1274,11 +1274,13 @@ function comparedTypes(
     return {
       refused: `${written}: on ${adapter} ${why}, so dbt's test errors; give both columns one type (cast one in its model)`,
     };
+  // dbt's test passes after a coercion here, but Gate 1's reference check (`p.id = r.customer_id`) runs in
+  // PostgreSQL, which has no operator between two kinds: that check would fail to run on every gate run.
   return {
-    warning:
+    refused:
       `${written}: on ${adapter || 'its adapter'} dbt's test compares them after coercing one to the other's type ` +
-      '(Snowflake a VARCHAR to a NUMBER, failing on text that is no number), while Gate 1 compares them in PostgreSQL, which compares no ' +
-      `${kind} with a ${parentKind} without a cast, so the gate's check may fail to run or differ from dbt's test; give both columns one type`,
+      `(Snowflake a VARCHAR to a NUMBER), but Gate 1 checks the reference in PostgreSQL, which compares no ${kind} ` +
+      `with a ${parentKind} without a cast, so the check would fail on every run; give both columns one type (cast one in its model)`,
   };
 }
 
