@@ -237,16 +237,21 @@ export async function removeConfigFile(options: { env?: Env } = {}): Promise<boo
 export async function withProfileLock<T>(
   name: string,
   fn: (stillHeld: () => Promise<boolean>) => Promise<T>,
-  options: { env?: Env } = {},
+  /** `signal`, aborted, ends a wait for the lock (`interrupted`): a Ctrl-C or SIGTERM finishBeforeExit holds. */
+  options: { env?: Env; signal?: AbortSignal } = {},
 ) {
   const dir = await ensureConfigDir(options.env);
   const target = join(dir, `profile-${checkProfileName(name)}`);
   const held = profileLocksHeld().getStore() ?? [];
   const outer = held.find((lock) => lock.target === target && !lock.released);
   if (outer !== undefined) return fn(outer.stillHeld);
-  const file = await acquireWithin(target, profileLockWaitMs(options.env)).catch(async (error: unknown) => {
-    throw await whoHoldsProfile(name, error, options.env);
-  });
+  const file = await acquireWithin(target, profileLockWaitMs(options.env), options.signal).catch(
+    async (error: unknown) => {
+      const locked = error instanceof CliError && error.code === 'config_locked';
+      if (locked && options.signal?.aborted === true) throw waitInterrupted(name, options.signal.reason);
+      throw await whoHoldsProfile(name, error, options.env);
+    },
+  );
   const lock: HeldLock = { target, released: false, stillHeld: file.stillHeld };
   try {
     return await profileLocksHeld().run([...held, lock], () => fn(file.stillHeld));
@@ -257,26 +262,44 @@ export async function withProfileLock<T>(
   }
 }
 
-/** Takes a profile's lock, trying again until `waitMs` have passed (config_locked then). */
-async function acquireWithin(target: string, waitMs: number): Promise<FileLock> {
+/**
+ * Takes a profile's lock, trying again until `waitMs` have passed (config_locked then), or `signal` is aborted
+ * (config_locked too, at once: withProfileLock says why).
+ */
+async function acquireWithin(target: string, waitMs: number, signal?: AbortSignal): Promise<FileLock> {
   const started = Date.now();
   for (let attempt = 0; ; attempt += 1) {
     try {
       return await acquire(target, `${target}.lock`, 0);
     } catch (error) {
-      if (!(error instanceof CliError && error.code === 'config_locked') || Date.now() - started >= waitMs) {
+      const given = !(error instanceof CliError && error.code === 'config_locked');
+      if (given || signal?.aborted === true || Date.now() - started >= waitMs) {
         debugLog(`lock ${target}.lock: not taken after ${Date.now() - started} ms`);
         throw error;
       }
+      if (attempt === 0) debugLog(`lock ${target}.lock: held by another process; waiting up to ${waitMs} ms`);
     }
-    await retryPause(attempt);
+    await retryPause(attempt, signal);
   }
 }
 
-/** The pause before the next try at a lock another process holds: growing, randomised, at most 200 ms. */
-function retryPause(attempt: number): Promise<void> {
+/**
+ * The pause before the next try at a lock another process holds: growing, randomised, at most 200 ms; cut short
+ * when `signal` is aborted.
+ */
+async function retryPause(attempt: number, signal?: AbortSignal): Promise<void> {
   const { setTimeout: sleep } = process.getBuiltinModule('node:timers/promises');
-  return sleep(Math.min(lockOptions.retries.maxTimeout, 10 * 1.2 ** attempt) * (1 + Math.random()));
+  const ms = Math.min(lockOptions.retries.maxTimeout, 10 * 1.2 ** attempt) * (1 + Math.random());
+  await sleep(ms, undefined, signal === undefined ? {} : { signal }).catch(() => undefined);
+}
+
+/** A wait for profile `name`'s lock that a Ctrl-C or SIGTERM ended (`reason`: the signal's name). */
+function waitInterrupted(name: string, reason: unknown): CliError {
+  const signal = reason === 'SIGTERM' ? ' (SIGTERM)' : '';
+  return new CliError(`Interrupted${signal} while waiting for another gds at work on profile ${name}.`, {
+    exitCode: ExitCode.Interrupted,
+    code: 'interrupted',
+  });
 }
 
 /**

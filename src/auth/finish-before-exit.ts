@@ -4,7 +4,8 @@
 // most the bound it gives when its save starts: a keychain write's limit and more), then
 // the signal takes effect as it would have (the command's own Ctrl-C handler, else exit 130 or 143).
 // A second signal, or the bound, ends the wait at once; an unfinished refresh is completed by the next run
-// (refresh.ts records it before calling).
+// (refresh.ts records it before calling). A save that waits for another gds's hold on the profile
+// (GDS_LOCK_WAIT_MS, longer than the bound) stops waiting at the signal, and the tokens are shown instead.
 
 import { debugLog } from './debug-log.js';
 
@@ -21,11 +22,15 @@ type Listener = (...args: unknown[]) => void;
  * Runs `work` with SIGINT and SIGTERM held (see above). `work` calls `saving(ms)` when it has the new tokens
  * and starts saving them: a held signal then waits `ms` more for the save, however long the answer took, as
  * a save may wait out a keychain that does not answer (GDS_KEYCHAIN_TIMEOUT_MS) before it falls back to the
- * file; a bound shorter than that would end gds before that fallback, and lose the tokens.
+ * file; a bound shorter than that would end gds before that fallback, and lose the tokens. `interrupted` is
+ * aborted (its reason: the signal's name) when a signal is held: a wait longer than the bound (another gds's
+ * lock on the profile) ends then, and `work` shows the tokens it could not save instead. `sayFailure` says
+ * what `work` failed with after a signal came (that failure is the interruption's message), before the exit.
  */
 export async function finishBeforeExit<T>(
-  work: (saving: (ms: number) => void) => Promise<T>,
+  work: (saving: (ms: number) => void, interrupted: AbortSignal) => Promise<T>,
   boundMs = SAVE_BOUND_MS,
+  sayFailure?: (error: unknown) => void,
 ): Promise<T> {
   const previous = new Map(
     HELD_SIGNALS.map((signal) => [signal, process.rawListeners(signal) as Listener[]]),
@@ -34,6 +39,8 @@ export async function finishBeforeExit<T>(
   let timer: NodeJS.Timeout | undefined;
   let restored = false;
   let saveBoundMs: number | undefined;
+  let failureSaid = false;
+  const interrupted = new AbortController();
 
   const restore = () => {
     if (restored) return;
@@ -49,7 +56,9 @@ export async function finishBeforeExit<T>(
     // Ctrl-C goes to the command's own handler (it says "Interrupted" and exits 130). Not SIGTERM: its
     // only listener may be signal-exit's (proper-lockfile), which would kill the process by the signal
     // again instead of letting it exit 143.
-    if (signal === 'SIGINT' && process.listenerCount(signal) > 0) process.emit(signal, signal);
+    // Not when the failure was said: it is the interruption's message (the handler would say "Interrupted" again).
+    if (signal === 'SIGINT' && !failureSaid && process.listenerCount(signal) > 0)
+      process.emit(signal, signal);
     process.exit(EXIT_CODES[signal]);
   };
   function hold(signal: HeldSignal) {
@@ -57,6 +66,7 @@ export async function finishBeforeExit<T>(
     caught = signal;
     debugLog(`${signal} held: the new tokens are saved first`);
     timer = setTimeout(() => deliver(signal), saveBoundMs ?? boundMs);
+    interrupted.abort(signal);
   }
   const saving = (ms: number) => {
     saveBoundMs = ms;
@@ -71,7 +81,13 @@ export async function finishBeforeExit<T>(
     process.on(signal, hold);
   }
   try {
-    return await work(saving);
+    return await work(saving, interrupted.signal);
+  } catch (error) {
+    if (caught !== undefined && sayFailure !== undefined) {
+      sayFailure(error);
+      failureSaid = true;
+    }
+    throw error;
   } finally {
     if (caught === undefined) restore();
     else deliver(caught);

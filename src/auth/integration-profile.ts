@@ -4,12 +4,12 @@
 import { CliError, ExitCode } from '../core/errors.js';
 import type { TokenBundle } from '../contract/types.js';
 import type { Env, IntegrationProfile, Profile } from './config.js';
-import { checkProfileName, loadConfig, withProfileLock } from './config.js';
+import { checkProfileName, loadConfig } from './config.js';
 import { finishBeforeExit } from './finish-before-exit.js';
 import { describeLive, liveToken } from './login.js';
 import { clockSkewMs, onLocalClock, saveBoundMs } from './refresh.js';
 import type { SavedProfile } from './profiles.js';
-import { sameCredentials, saveProfile } from './profiles.js';
+import { saveIfUnchanged } from './profiles.js';
 import { describeStorage } from './secret-store.js';
 
 /** What the service answered, and where: the tokens and what is known of the token they belong to. */
@@ -33,6 +33,11 @@ export interface SaveIntegrationOptions {
   onlyCopy?: boolean;
   /** With onlyCopy: shows the tokens, as the command does without --save-profile, when they cannot be saved. */
   showUnsaved?: (obtained: ObtainedIntegrationTokens) => void;
+  /**
+   * With onlyCopy: says the failure gds exits with when a Ctrl-C or SIGTERM came meanwhile (then 130 or 143, not
+   * through the command's own error handling): why the tokens shown were not saved.
+   */
+  sayFailure?: (error: unknown) => void;
   env?: Env;
   warn?: (message: string) => void;
 }
@@ -69,9 +74,14 @@ export async function saveIntegrationTokens<T extends ObtainedIntegrationTokens>
       suggestion: `Nothing was issued or spent. Save into another profile, or replace this one with --save-profile ${name} --force`,
     });
   }
-  // Tokens that exist nowhere else (a spent refresh token) are saved before a Ctrl-C or SIGTERM ends gds.
+  // Tokens that exist nowhere else (a spent refresh token) are saved, or shown, before a Ctrl-C or SIGTERM ends
+  // gds: the signal waits for a save under way, not for another gds's hold on the profile (GDS_LOCK_WAIT_MS).
   return options.onlyCopy === true
-    ? finishBeforeExit((saving) => obtainAndSave(name, existing, obtain, options, saving))
+    ? finishBeforeExit(
+        (saving, interrupted) => obtainAndSave(name, existing, obtain, options, { saving, interrupted }),
+        undefined,
+        options.sayFailure,
+      )
     : obtainAndSave(name, existing, obtain, options);
 }
 
@@ -81,10 +91,10 @@ async function obtainAndSave<T extends ObtainedIntegrationTokens>(
   existing: Profile | undefined,
   obtain: () => Promise<T>,
   options: SaveIntegrationOptions,
-  saving?: (ms: number) => void,
+  held?: { saving: (ms: number) => void; interrupted: AbortSignal },
 ): Promise<SavedIntegration<T>> {
   const obtained = await obtain();
-  saving?.(saveBoundMs(options.env));
+  held?.saving(saveBoundMs(options.env));
   const { base, tokens, id, audience, env, scopes } = obtained;
   // Kept on this machine's clock, as a refresh keeps them (clockSkewMs).
   const skew = clockSkewMs(tokens.accessToken);
@@ -100,20 +110,15 @@ async function obtainAndSave<T extends ObtainedIntegrationTokens>(
   };
   let saved: SavedProfile;
   try {
-    saved = await withProfileLock(
+    const result = await saveIfUnchanged(
       name,
-      async () => {
-        const current = (await loadConfig(options)).profiles[name];
-        if (!sameCredentials(current, existing)) throw profileChanged(name, current);
-        return saveProfile(
-          name,
-          fields,
-          { accessToken: obtained.tokens.accessToken, refreshToken: obtained.tokens.refreshToken },
-          options,
-        );
-      },
-      options,
+      existing,
+      fields,
+      { accessToken: obtained.tokens.accessToken, refreshToken: obtained.tokens.refreshToken },
+      { ...options, ...(held === undefined ? {} : { signal: held.interrupted }) },
     );
+    if ('changed' in result) throw profileChanged(name, result.changed);
+    saved = result.saved;
   } catch (error) {
     throw notSaved(name, error, obtained, options);
   }

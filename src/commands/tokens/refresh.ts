@@ -12,6 +12,7 @@ import type { TokenBundle } from '../../contract/types.js';
 import { refreshToken } from '../../services/tokens.js';
 import { readTextInput } from '../../io/input.js';
 import { CliError, ExitCode } from '../../core/errors.js';
+import { redactError } from '../../cli/secrets.js';
 import { addRunSecret } from '../../core/redact.js';
 import { finishBeforeExit } from '../../auth/finish-before-exit.js';
 import { saveIntegrationTokens } from '../../auth/integration-profile.js';
@@ -25,7 +26,8 @@ export default class TokensRefresh extends ApiCommand<typeof TokensRefresh> {
     'stays out of the shell history. Needs only the API base (--base, SERVICE_API_URL or a profile): no token ' +
     'is sent. The new tokens are shown once: gds does not store them, unless --save-profile <name> says to store ' +
     'them in that profile (then they are not shown, and --profile <name> renews them as they expire; when they ' +
-    'cannot be saved there, they are shown as without it and gds exits 1, so they are not lost).';
+    'cannot be saved there, they are shown as without it and gds exits 1, so they are not lost; a Ctrl-C or ' +
+    'SIGTERM while the save waits for another gds at work on that profile shows them too, then exits 130 or 143).';
   static override examples = [
     'printf %s "$REFRESH_TOKEN" | <%= config.bin %> tokens refresh',
     '<%= config.bin %> tokens refresh --refresh-token - --json < refresh-token.txt | jq -r .tokens.accessToken',
@@ -64,6 +66,10 @@ export default class TokensRefresh extends ApiCommand<typeof TokensRefresh> {
           force: this.flags.force,
           onlyCopy: true,
           showUnsaved: ({ tokens }) => this.show(tokens),
+          // A Ctrl-C or SIGTERM while the save waited: why the tokens shown were not saved, then exit 130 or 143.
+          sayFailure: (error) => {
+            if (error instanceof CliError) this.out.error(redactError(error, this.argv));
+          },
           warn: (message) => this.out.warn(message),
         },
       );

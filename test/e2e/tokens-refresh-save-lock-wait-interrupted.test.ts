@@ -1,0 +1,120 @@
+// `gds tokens refresh --save-profile ci` has the service's answer (the refresh token given is spent: the answer
+// is the only copy of the new tokens) and waits for ci's lock, which another gds holds (a renewal of ci hung on
+// the network, say), up to GDS_LOCK_WAIT_MS (~20 s). A SIGTERM (a cancelled CI job) or a Ctrl-C then was held only
+// for the save's bound (the keychain timeout + 2 s), and gds exited 143 or 130 with the tokens neither saved nor
+// shown. The signal now ends the wait at once: the tokens are shown as the unsaved answer always is (stdout, the
+// `{"tokens":…}` record under --json), stderr says why they were not saved, and gds exits 143 or 130. The lock is
+// held by the test until gds has ended: gds did not wait for it. A real gds process, the signal sent once its
+// debug log says it waits for the lock.
+import { spawn } from 'node:child_process';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/auth/config.js';
+import { setStaticProfile } from '../../src/auth/profiles.js';
+import { cliEnv, collect, node24, repoRoot } from '../cli/helpers/cli-process.js';
+import { integrationAnswers } from '../helpers/integration-answers.js';
+import { answeringService, holdProfileLock } from '../helpers/held-profile-lock.js';
+
+const { tokens } = integrationAnswers('tok_waiting42');
+
+let cleanup: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const step of cleanup.reverse()) await step();
+  cleanup = [];
+});
+
+/**
+ * gds from its sources (bin/dev.js through tsx: no build, so no other change in the checkout can keep it from
+ * running), with `env` added. `waiting` settles once its GDS_DEBUG log says it waits for ci's lock.
+ */
+function startGds(args: string[], env: Record<string, string>) {
+  const child = spawn(node24, ['--import', 'tsx', 'bin/dev.js', ...args], {
+    cwd: repoRoot,
+    env: cliEnv({ ...env, GDS_DEBUG: '1' }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const result = collect(child);
+  const waiting = new Promise<void>((resolve, reject) => {
+    let stderr = '';
+    child.stderr.on('data', (chunk: string) => {
+      stderr += chunk;
+      if (/profile-ci\.lock: held by another process; waiting up to/.test(stderr)) resolve();
+    });
+    void result.then((r) =>
+      reject(new Error(`gds ended (${r.code}) before waiting for the lock:\n${r.stderr}`)),
+    );
+  });
+  return { child, result, waiting };
+}
+
+/** Lines of stderr that are not GDS_DEBUG's (`gds: …`). */
+const said = (stderr: string) =>
+  stderr.split('\n').filter((line) => line !== '' && !line.startsWith('gds: '));
+
+describe.each(['SIGTERM', 'SIGINT'] as const)(
+  '%s while tokens refresh --save-profile ci waits for ci, locked by another gds',
+  (signal) => {
+    it.each([true, false])(
+      '--json %s: the tokens shown, why said, exit by the signal',
+      async (json) => {
+        const service = await answeringService({ tokens });
+        cleanup.push(service.close);
+        const configDir = join(await mkdtemp(join(tmpdir(), 'gds-lock-wait-signal-')), 'gds');
+        const env = { GDS_CONFIG_DIR: configDir, GDS_SECRET_STORAGE: 'file' };
+        await setStaticProfile({ name: 'ci', token: 'cli_oldProfileToken42', base: service.url }, { env });
+        const before = await loadConfig({ env });
+        const release = await holdProfileLock('ci', env);
+        cleanup.push(release);
+
+        const gds = startGds(
+          [
+            'tokens',
+            'refresh',
+            '--refresh-token',
+            'tok_waiting42.oldRefreshSecret42',
+            '--save-profile',
+            'ci',
+            '--force',
+            ...(json ? ['--json'] : []),
+          ],
+          // A wait far past any test's patience: the signal, not the wait's end, must end it.
+          { ...env, SERVICE_API_URL: service.url, GDS_LOCK_WAIT_MS: '600000', NO_COLOR: '1' },
+        );
+        await gds.waiting;
+        gds.child.kill(signal);
+        const r = await gds.result;
+
+        expect(r.code, r.stderr).toBe(signal === 'SIGINT' ? 130 : 143);
+        if (json) {
+          expect(
+            r.stdout
+              .split('\n')
+              .filter(Boolean)
+              .map((line) => JSON.parse(line) as unknown),
+          ).toEqual([{ tokens }]);
+          const lines = said(r.stderr).map((line) => JSON.parse(line) as { error: Record<string, string> });
+          expect(lines).toHaveLength(1);
+          expect(lines[0]?.error).toMatchObject({ code: 'interrupted' });
+          expect(lines[0]?.error.message).toMatch(/while waiting for another gds at work on profile ci/);
+          expect(lines[0]?.error.message).toMatch(/not saved in profile ci/);
+          expect(lines[0]?.error.message).toMatch(/refresh token you gave is spent/);
+          expect(lines[0]?.error.suggestion).toMatch(/gds tokens refresh --save-profile ci --force/);
+        } else {
+          expect(r.stdout).toContain(`Access token:  ${tokens.accessToken}`);
+          expect(r.stdout).toContain(`Refresh token: ${tokens.refreshToken}`);
+          const text = said(r.stderr).join('\n');
+          expect(text).toMatch(/Interrupted.* while waiting for another gds at work on profile ci/);
+          expect(text).toMatch(/not saved in profile ci/);
+          expect(text).not.toMatch(/^Interrupted\.$/m);
+        }
+        for (const secret of [tokens.accessToken, tokens.refreshToken])
+          expect(r.stderr).not.toContain(secret);
+        // Nothing saved: ci is as the lock's holder left it.
+        expect(await loadConfig({ env })).toEqual(before);
+      },
+      120_000,
+    );
+  },
+);
