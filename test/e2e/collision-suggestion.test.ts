@@ -1,7 +1,8 @@
 // A name collision suggests a replacement only where one is possible. A push whose table
 // name is held by a Mode B (custody) table answers 409 with details.replaceable false and the reason, and
-// gds says that reason instead of a `--replace` the server would then refuse; a collision with a Mode A
-// table names its id.
+// gds says that reason instead of a `--replace` the server would then refuse; so does a push to another
+// environment than the Mode A table holding the name (a replacement keeps its table's environment: the
+// table moves by promotion); a collision with a Mode A table of the push's environment names its id.
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,20 +14,22 @@ import { startTestServer } from './test-server.js';
 let server: TestServer;
 let dir: string;
 let dev: string;
+let production: string;
 
 beforeAll(async () => {
   server = await startTestServer({ jobs: 'manual' });
   dir = await mkdtemp(join(tmpdir(), 'gds-collision-'));
   dev = server.ready.connectors.find((c) => c.environmentLabel === 'dev')?.id ?? '';
+  production = server.ready.connectors.find((c) => c.environmentLabel === 'production')?.id ?? '';
 });
 
 afterAll(async () => {
   await server?.close();
 });
 
-const push = async (file: string, content: string) => {
+const push = async (file: string, content: string, connector = dev) => {
   await writeFile(join(dir, file), content);
-  return runInProcess(['push', join(dir, file), '--connector', dev], {
+  return runInProcess(['push', join(dir, file), '--connector', connector], {
     env: {
       GDS_CONFIG_DIR: dir,
       GDS_SECRET_STORAGE: 'file',
@@ -67,5 +70,28 @@ describe('collision suggestions', () => {
     expect(second.code).toBe(6);
     expect(second.stderr).toContain(`--replace ${row.id}`);
     expect(second.stderr).not.toContain('<governanceId>');
+  });
+
+  it('a Mode A table’s name in another environment: 409 not replaceable, naming the promotion; gds suggests no --replace', async () => {
+    const orders = server.table('orders').id;
+    const content = 'table: orders\nsource: analytics_prod.orders\ncolumns:\n  - name: id\n';
+    const response = await server.request('POST', '/api/artifacts', {
+      token: server.user('OWNER').cliToken,
+      body: { filename: 'orders.yml', content, connectorId: production },
+    });
+    expect(response.status).toBe(409);
+    expect(response.body.error.code).toBe('name_conflict');
+    expect(response.body.error.details).toMatchObject({ existingId: orders, replaceable: false });
+    expect(response.body.error.details.reason).toContain(`gds env promote ${orders} --to production`);
+    // Where the spec's advice ("use replaceId") is followed, the replacement is refused: the 409 said so.
+    const replaced = await server.request('POST', '/api/artifacts', {
+      token: server.user('OWNER').cliToken,
+      body: { filename: 'orders.yml', content, connectorId: production, replaceId: orders },
+    });
+    expect(replaced.body.error.code).toBe('replace_environment_mismatch');
+    const result = await push('orders.yml', content, production);
+    expect(result.code).toBe(6);
+    expect(result.stderr).toContain(`gds env promote ${orders} --to production`);
+    expect(result.stderr).not.toContain('--replace');
   });
 });

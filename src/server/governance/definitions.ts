@@ -439,12 +439,16 @@ export async function prepareDefinition(
  */
 const LOWERED_NAMES = 'ARRAY[lower($2), normalize(lower($2), NFC), normalize(lower($2), NFD)]';
 
-/** The active table (other than `except`) that already uses this name or source, with which. */
+/**
+ * The active table (other than `except`) that already uses this name or source, with which, and whether a push
+ * to `environmentLabel` could replace it.
+ */
 async function findCollision(
   q: Queryable,
   workspaceId: string,
   name: string,
   source: string,
+  environmentLabel: string,
   except: string | null,
 ): Promise<
   | (({ kind: 'name'; existingId: string } | { kind: 'source'; source: string; existingId: string }) & {
@@ -453,8 +457,15 @@ async function findCollision(
     })
   | null
 > {
-  const rows = await q.query<{ by_name: boolean; id: string; mode: string; name: string }>(
-    `SELECT (lower(name) = ANY(${LOWERED_NAMES}) OR slug = $3) AS by_name, id, mode, name FROM gds.tables
+  const rows = await q.query<{
+    by_name: boolean;
+    id: string;
+    mode: string;
+    name: string;
+    environment_label: string;
+  }>(
+    `SELECT (lower(name) = ANY(${LOWERED_NAMES}) OR slug = $3) AS by_name, id, mode, name, environment_label
+       FROM gds.tables
       WHERE workspace_id = $1 AND active AND id IS DISTINCT FROM $5
         AND (lower(name) = ANY(${LOWERED_NAMES}) OR slug = $3 OR (mode = 'MODE_A' AND source = $4))
       ORDER BY 1 DESC LIMIT 1`,
@@ -462,14 +473,21 @@ async function findCollision(
   );
   const [row] = rows;
   if (!row) return null;
-  // A Mode B (custody) table is never replaced by a push: say so instead of suggesting a replacement.
+  // A Mode B (custody) table is never replaced by a push, nor a table of another environment (a replacement
+  // keeps its table's environment): say so instead of suggesting a replacement the service would refuse.
+  const other = row.by_name ? 'table name' : 'source';
   const custody =
     row.mode === 'MODE_B'
       ? {
           replaceable: false,
           reason: `'${row.name}' is a Mode B (custody) table, managed through the dashboard or API; a push cannot replace it. Give the artifact another table name.`,
         }
-      : { replaceable: true };
+      : row.environment_label !== environmentLabel
+        ? {
+            replaceable: false,
+            reason: `'${row.name}' (${row.id}) is a table of ${row.environment_label}, and a push to ${environmentLabel} cannot replace it: a replacement keeps its table's environment. To move the table to ${environmentLabel}, promote it (gds env promote ${row.id} --to ${environmentLabel}); else give the artifact another ${other}.`,
+          }
+        : { replaceable: true };
   return row.by_name
     ? { kind: 'name', existingId: row.id, ...custody }
     : { kind: 'source', source, existingId: row.id, ...custody };
@@ -592,7 +610,14 @@ async function register(
   const tableId = newId('tbl');
   await lockRegistrations(tx, caller.workspaceId);
   const { gateMode } = await getWorkspaceConfig(tx, caller.workspaceId);
-  const conflict = await findCollision(tx, caller.workspaceId, artifact.table, source, null);
+  const conflict = await findCollision(
+    tx,
+    caller.workspaceId,
+    artifact.table,
+    source,
+    connector.environmentLabel,
+    null,
+  );
   const result = await applyTrigger(tx, {
     table: null,
     trigger: 'registered',
@@ -687,7 +712,14 @@ async function replace(
     input.expectedVersion,
     `Compare with gds push <file> --replace ${table.governanceId} --dry-run and push again.`,
   );
-  const collision = await findCollision(tx, caller.workspaceId, artifact.table, source, table.id);
+  const collision = await findCollision(
+    tx,
+    caller.workspaceId,
+    artifact.table,
+    source,
+    connector.environmentLabel,
+    table.id,
+  );
   if (collision) throw replacementCollision(collision, table, artifact.table);
   const definitionVersion = table.definitionVersion + 1;
   await tx.query(
