@@ -189,9 +189,51 @@ export async function printPlan(
     out.printField(
       `Left alone in ${plan.connector.environmentLabel}: ${otherProjects} table${otherProjects === 1 ? '' : 's'} of other projects, ${byHand} registered by hand.`,
     );
-  for (const warning of plan.warnings) out.warn(onOneLine(warning));
+  for (const warning of groupedWarnings(plan.warnings)) out.warn(onOneLine(warning));
   if (plan.proposal !== undefined) out.info(plan.proposal);
   out.print(summaryLine(plan));
+}
+
+/** A dbt unique id (`model.shop.orders`, `test.shop.not_null_orders_id.6a1f2c`), as a warning starts with it. */
+const DBT_ID = /^[a-z_]+\.\S+$/;
+/** Where one warning is said of this many tests (or nodes) or more, the human plan says it once. */
+const GROUPED_FROM = 3;
+
+/**
+ * The reader's warnings as the human plan says them: one said alike of many tests (a package's macro that a
+ * dispatch: order could run instead, on each of 2,000 tests) once, with how many and the first two; the others as
+ * they are, in their order. --json keeps one line each.
+ */
+export function groupedWarnings(warnings: readonly string[]): string[] {
+  const groups = new Map<string, { kind: 'tests' | 'nodes'; ids: string[] }>();
+  const keyed = warnings.map((warning) => {
+    const [node, second, ...rest] = warning.split(': ');
+    if (node === undefined || !DBT_ID.test(node) || second === undefined) return { warning };
+    const ofTest = DBT_ID.test(second) && rest.length > 0;
+    const message = ofTest ? rest.join(': ') : [second, ...rest].join(': ');
+    const key = `${ofTest ? 'tests' : 'nodes'}\u0000${message}`;
+    const group = groups.get(key) ?? { kind: ofTest ? 'tests' : 'nodes', ids: [] };
+    group.ids.push(ofTest ? second : node);
+    groups.set(key, group);
+    return { warning, key, message };
+  });
+  const said = new Set<string>();
+  const lines: string[] = [];
+  for (const { warning, key, message } of keyed) {
+    const group = key === undefined ? undefined : groups.get(key);
+    if (key === undefined || group === undefined || group.ids.length < GROUPED_FROM) {
+      lines.push(warning);
+      continue;
+    }
+    if (said.has(key)) continue;
+    said.add(key);
+    const [first, second] = group.ids;
+    const more = group.ids.length - 2;
+    lines.push(
+      `${group.ids.length} ${group.kind}: ${message ?? ''} (${first ?? ''}, ${second ?? ''} and ${more} more; --json lists each)`,
+    );
+  }
+  return lines;
 }
 
 /**

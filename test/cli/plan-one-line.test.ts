@@ -5,7 +5,7 @@
 // cannot be: the service refuses every read in an environment it does not know).
 import { describe, expect, it } from 'vitest';
 import { Output } from '../../src/cli/output.js';
-import { printApplySummary, printPlan } from '../../src/cli/project-views.js';
+import { printApplySummary, printPlan, printPlanNotes } from '../../src/cli/project-views.js';
 import { CliError, ExitCode } from '../../src/core/errors.js';
 import type { PlannedTable, ProjectPlan } from '../../src/services/project-plan-types.js';
 
@@ -101,5 +101,44 @@ describe("apply's last line", () => {
     expect(stdout.text).toBe(
       'Apply: 0 tables applied (0 writes), 1 failed: payments Forged:   CERTIFIED by you (remove).\n',
     );
+  });
+});
+
+describe("the human plan's warnings", () => {
+  const shim = (n: number) =>
+    `model.shop.m${n}: test.shop.expression_is_true_m${n}.${n}a: the manifest holds macro.tsql_utils.sqlserver__test_expression_is_true, which dbt runs instead`;
+  const warnings = [
+    shim(1),
+    'model.shop.m1: its collation may compare case-insensitively',
+    ...Array.from({ length: 1999 }, (_, i) => shim(i + 2)),
+    'model.shop.m7: test.shop.unique_m7_id.9f: a where: reads the clock',
+    'manifest.json was written by dbt 1.12: newer than gds knows',
+  ];
+
+  it('says one said alike of 2,000 tests once, with how many and the first two; the others as they are', async () => {
+    const { out, stderr } = capture();
+    await printPlan(out, { ...plan, warnings });
+    const lines = stderr.text
+      .split('\n')
+      .filter((l) => /macro\.tsql_utils|collation|clock|newer than/.test(l));
+    expect(lines).toEqual([
+      expect.stringMatching(
+        /^Warning: 2000 tests: the manifest holds macro\.tsql_utils\.sqlserver__test_expression_is_true, which dbt runs instead \(test\.shop\.expression_is_true_m1\.1a, test\.shop\.expression_is_true_m2\.2a and 1998 more; --json lists each\)$/,
+      ),
+      expect.stringMatching(/model\.shop\.m1: its collation may compare case-insensitively$/),
+      expect.stringMatching(/model\.shop\.m7: test\.shop\.unique_m7_id\.9f: a where: reads the clock$/),
+      expect.stringMatching(/manifest\.json was written by dbt 1\.12: newer than gds knows$/),
+    ]);
+  });
+
+  it('under --json, every warning stays a line of its own', () => {
+    const stdout = { text: '', write: (c: string) => ((stdout.text += c), true) };
+    const stderr = { text: '', write: (c: string) => ((stderr.text += c), true) };
+    printPlanNotes(new Output({ json: true, stdout, stderr, env: {} }), { ...plan, warnings });
+    const said = stderr.text
+      .trim()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { warning: { message: string } }).warning.message);
+    expect(said).toEqual(warnings);
   });
 });
