@@ -307,10 +307,15 @@ export interface RequestListQuery {
   afterMatch?: MatchKey | undefined;
 }
 
-/** The filters every list of requests has: $1 the workspace, $2 one table, $3 the environments the caller sees. */
+/**
+ * The filters every list of requests has: $1 the workspace, $2 one table, $3 the environments the caller sees.
+ * The table's condition is written only with one ($2 is null otherwise), not `$2 IS NULL OR r.table_id = $2`,
+ * which a generic plan (afterKey says when) cannot read by an index of table_id: a table's requests read the
+ * workspace's every one.
+ */
 const listedWhere = (query: RequestListQuery) =>
   `r.workspace_id = $1 ${query.all === true ? '' : "AND r.status = 'OPEN'"} AND t.active
-        AND ($2::text IS NULL OR r.table_id = $2)
+        AND ${query.tableId === undefined ? '$2::text IS NULL' : 'r.table_id = $2::text'}
         AND ($3::text[] IS NULL OR t.environment_label = ANY($3))`;
 
 const listedParams = (workspaceId: string, query: RequestListQuery) => [

@@ -132,6 +132,16 @@ describe.each(ENGINES)('late pages under a generic plan ($engine)', (engine) => 
     expect(rowsRead).toBeLessThan(PAGE_READ);
   });
 
+  // A table's open requests (its page in the dashboard, `--table`) were filtered `$2 IS NULL OR r.table_id = $2`:
+  // a generic plan walked the workspace's every open request for the one of the table.
+  it('the open recertification requests of one table', needs(engine.skip), async () => {
+    const { answer, rowsRead } = await generic('recertification_requests', (tx) =>
+      listRequestPage(tx, 'ws_a', { tableId: `tbl_${LATE}`, limit: PAGE }),
+    );
+    expect(answer.requests.map((r) => r.id)).toEqual([`rcr_${LATE}`]);
+    expect(rowsRead).toBeLessThan(PAGE_READ);
+  });
+
   it('a recertification request’s signals', needs(engine.skip), async () => {
     const { after, page } = await keyAt(
       'recertification_signals',
