@@ -79,8 +79,11 @@ describe.each(ENGINES)('the gates’ text forms on $engine', (engine) => {
   const opened = () => db ?? fail('the database was not opened');
 
   /**
-   * Runs `during` on a database handle whose transactions start with `name` at `value`: on PostgreSQL a handle
-   * opened after the database was set so (its new connections take it), on PGlite the one session, set so.
+   * Runs `during` on a database handle whose transactions start with `name` at `value`: on PGlite the one
+   * session, set so; on PostgreSQL a handle opened after the database was set so, each of whose transactions
+   * starts with SET LOCAL too: the server's connections set DateStyle, IntervalStyle and extra_float_digits
+   * themselves (db/index.ts), so the database's default no longer reaches them, but a connection that never ran
+   * that SET (a pooler's server connection) has it.
    */
   async function withDefault<T>(name: string, value: string, during: (db: Db) => Promise<T>): Promise<T> {
     if (!url) {
@@ -94,8 +97,16 @@ describe.each(ENGINES)('the gates’ text forms on $engine', (engine) => {
     const databaseName = new URL(url).pathname.slice(1);
     await alterDatabase(url, `ALTER DATABASE "${databaseName}" SET ${name} = '${value}'`);
     const other = await openDb({ databaseUrl: url });
+    const set: Db = {
+      ...other,
+      transaction: (fn) =>
+        other.transaction(async (tx) => {
+          await tx.exec(`SET LOCAL ${name} = '${value}'`);
+          return fn(tx);
+        }),
+    };
     try {
-      return await during(other);
+      return await during(set);
     } finally {
       await other.close();
       await alterDatabase(url, `ALTER DATABASE "${databaseName}" RESET ${name}`);
@@ -103,15 +114,11 @@ describe.each(ENGINES)('the gates’ text forms on $engine', (engine) => {
   }
 
   /**
-   * Whether certify, in a transaction of `q` whose `name` is `value`, finds `table`'s rows changed, and the
-   * setting after it (rowsDigest sets it back). The database's default reaches PGlite's session, but not
-   * DateStyle, IntervalStyle or extra_float_digits of the server's PostgreSQL connections, which set their own
-   * (db/index.ts): SET LOCAL gives the transaction the value a connection of other settings has (a pooler's
-   * server connection that never ran that SET, a database default of bytea_output).
+   * Whether certify, in a transaction of `q`, finds `table`'s rows changed, and the setting after it (rowsDigest
+   * sets it back as the transaction started with it).
    */
-  const certifyReads = (q: Db, name: string, value: string, table: GateTable, digest: string) =>
+  const certifyReads = (q: Db, name: string, table: GateTable, digest: string) =>
     q.transaction(async (tx) => {
-      await tx.exec(`SET LOCAL ${name} = '${value}'`);
       const changed = await rowsChangedSince(tx, table, digest);
       const [row] = await tx.query<{ value: string }>('SELECT current_setting($1) AS value', [name]);
       return { changed, setting: row?.value };
@@ -123,9 +130,7 @@ describe.each(ENGINES)('the gates’ text forms on $engine', (engine) => {
     async (name, value) => {
       for (const table of [customers, contacts]) {
         const { rowsDigest } = await runGate1WithDigest(opened(), table, { clock: Date.now });
-        const seen = await withDefault(name, value, (other) =>
-          certifyReads(other, name, value, table, rowsDigest),
-        );
+        const seen = await withDefault(name, value, (other) => certifyReads(other, name, table, rowsDigest));
         expect({ table: table.name, ...seen }).toEqual({ table: table.name, changed: false, setting: value });
       }
     },
