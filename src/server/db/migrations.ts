@@ -682,6 +682,16 @@ export const MIGRATIONS: Migration[] = [
         WHERE status = 'OPEN';
     `,
   },
+  {
+    version: 77,
+    name: 'recertification requests of a table, whatever their status',
+    // A table's requests with `all` (the dashboard's table page, `recertification list --table … --all`): read
+    // in key order from this index, not by walking the workspace's every request (recertification_one_open
+    // covers only the OPEN ones).
+    sql: `
+      CREATE INDEX recertification_of_table ON gds.recertification_requests (table_id, created_at, id);
+    `,
+  },
 ];
 
 /** Applies every migration not yet applied, each in its own transaction (tests pass an earlier schema's list). */

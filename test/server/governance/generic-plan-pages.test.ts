@@ -142,6 +142,20 @@ describe.each(ENGINES)('late pages under a generic plan ($engine)', (engine) => 
     expect(rowsRead).toBeLessThan(PAGE_READ);
   });
 
+  // With every status (the dashboard's table page, `recertification list --table … --all`) no index led by
+  // table_id covered the read under any plan: a table's requests read the workspace's every request.
+  it(
+    'every recertification request of one table, dismissed and resolved too',
+    needs(engine.skip),
+    async () => {
+      const { answer, rowsRead } = await generic('recertification_requests', (tx) =>
+        listRequestPage(tx, 'ws_a', { tableId: `tbl_${LATE}`, all: true, limit: PAGE }),
+      );
+      expect(answer.requests.map((r) => r.id)).toEqual([`rcr_${LATE}`]);
+      expect(rowsRead).toBeLessThan(PAGE_READ);
+    },
+  );
+
   it('a recertification request’s signals', needs(engine.skip), async () => {
     const { after, page } = await keyAt(
       'recertification_signals',
