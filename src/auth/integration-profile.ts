@@ -10,7 +10,7 @@ import { describeLive, liveToken } from './login.js';
 import { clockSkewMs, onLocalClock, saveBoundMs } from './refresh.js';
 import type { SavedProfile } from './profiles.js';
 import { saveIfUnchanged } from './profiles.js';
-import { describeStorage } from './secret-store.js';
+import { describeStorage, secretStorageSetting } from './secret-store.js';
 
 /** What the service answered, and where: the tokens and what is known of the token they belong to. */
 export interface ObtainedIntegrationTokens {
@@ -63,7 +63,10 @@ export async function saveIntegrationTokens<T extends ObtainedIntegrationTokens>
   options: SaveIntegrationOptions,
 ): Promise<SavedIntegration<T>> {
   const name = checkProfileName(profileName);
-  const existing = (await loadConfig(options)).profiles[name];
+  const config = await loadConfig(options);
+  // A GDS_SECRET_STORAGE that names no storage is refused now, before a token is issued or spent.
+  secretStorageSetting(config, options.env);
+  const existing = config.profiles[name];
   // A browser sign-in renews itself with its refresh token even after its access token expired.
   const signIn = existing?.kind === 'session' && !liveToken(existing);
   if (!options.force && (liveToken(existing) || signIn)) {

@@ -17,6 +17,7 @@ import { saveIfUnchanged } from './profiles.js';
 import type { SessionExtras } from './refresh.js';
 import { expiresAtFrom } from './refresh.js';
 import { oidcFetch } from './oidc-fetch.js';
+import { secretStorageSetting } from './secret-store.js';
 import { openIdClient } from './openid-client.js';
 
 export const DEFAULT_CLIENT_ID = 'gds-cli';
@@ -97,7 +98,10 @@ export function liveToken(profile: Profile | undefined, now = Date.now()): boole
 export async function login(options: LoginOptions): Promise<LoginResult> {
   const env = options.env ?? process.env;
   const name = checkProfileName(options.profile);
-  const existing = (await loadConfig({ env, warn: options.warn })).profiles[name];
+  const stored = await loadConfig({ env, warn: options.warn });
+  // A GDS_SECRET_STORAGE that names no storage is refused now, not after the sign-in.
+  secretStorageSetting(stored, env);
+  const existing = stored.profiles[name];
   if (!options.force && liveToken(existing)) {
     throw new CliError(`Profile ${name} already holds a live token (${describeLive(existing)}).`, {
       exitCode: ExitCode.Usage,
