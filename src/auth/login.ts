@@ -186,40 +186,50 @@ export async function login(options: LoginOptions): Promise<LoginResult> {
   // The approval may have taken minutes: another command may have saved into the profile, or logged it out,
   // since it was read above. Saved only over the profile found then (or a renewal of it), as tokens
   // --save-profile saves (integration-profile.ts).
-  const current = await saveIfUnchanged(name, existing, fields, secrets, { env, warn: options.warn });
+  const current = await saveIfUnchanged(name, existing, fields, secrets, { env, warn: options.warn }).catch(
+    async (error: unknown) => {
+      throw await signInNotSaved(error, options.base, tokens.access_token);
+    },
+  );
   if ('changed' in current)
-    throw await signInNotSaved(name, current.changed, options.base, tokens.access_token);
+    throw await signInNotSaved(
+      profileChanged(name, current.changed, options.base),
+      options.base,
+      tokens.access_token,
+    );
   return { saved: current.saved, issuer: metadata.issuer, expiresAt: expiresAt ?? 'unknown' };
 }
 
-/**
- * The profile changed while the person signed in: the new sign-in is not saved over what is there now, and,
- * held by nothing, is ended on the service (POST /api/auth/revoke, as `gds auth revoke` ends one).
- */
-async function signInNotSaved(
-  name: string,
-  now: Profile | undefined,
-  base: string,
-  accessToken: string,
-): Promise<CliError> {
+/** The profile changed while the person signed in: the new sign-in is not saved over what is there now. */
+function profileChanged(name: string, now: Profile | undefined, base: string): CliError {
   const what =
     now === undefined
       ? `Profile ${name} was logged out while you signed in`
       : `Profile ${name} changed while you signed in (another gds command saved into it)`;
-  const ended = await endSignIn(base, accessToken);
-  const fate =
-    ended === true
-      ? 'your new sign-in was not saved, and was ended'
-      : `your new sign-in was not saved, and could not be ended (${ended}): it ends when its tokens expire`;
   const again =
     now === undefined
       ? `Sign in again if you still want it: gds auth login --profile ${name} --base ${base}`
       : `Keep what it holds now, or replace it: gds auth login --profile ${name} --force. ` +
         'Or sign in into a profile of its own: gds auth login --profile <name>';
-  return new CliError(`${what}: ${fate}.`, {
-    exitCode: ExitCode.Failure,
-    code: 'profile_changed',
-    suggestion: again,
+  return new CliError(what, { exitCode: ExitCode.Failure, code: 'profile_changed', suggestion: again });
+}
+
+/**
+ * Why the new sign-in was not saved (the profile changed, its lock was held too long, the save failed), said with
+ * its fate: held by nothing, it is ended on the service (POST /api/auth/revoke, as `gds auth revoke` ends one).
+ */
+async function signInNotSaved(cause: unknown, base: string, accessToken: string): Promise<unknown> {
+  const ended = await endSignIn(base, accessToken);
+  if (!(cause instanceof CliError)) return cause;
+  const fate =
+    ended === true
+      ? 'your new sign-in was not saved, and was ended'
+      : `your new sign-in was not saved, and could not be ended (${ended}): it ends when its tokens expire`;
+  return new CliError(`${cause.message.replace(/\.$/, '')}: ${fate}.`, {
+    exitCode: cause.exitCode,
+    code: cause.code,
+    ...(cause.suggestion === undefined ? {} : { suggestion: cause.suggestion }),
+    ...(cause.details === undefined ? {} : { details: cause.details }),
   });
 }
 

@@ -23,6 +23,7 @@ import {
 import { renewableFields } from '../../src/auth/refresh.js';
 import { runInProcess } from '../helpers/run-in-process.js';
 import { ndjson } from '../e2e/login-helpers.js';
+import { holdProfileLock } from '../helpers/held-profile-lock.js';
 
 /** A device-flow authorization server (and the service's revoke endpoint) whose token poll waits for `answer`. */
 async function heldAuthorizationServer(whoAmI?: () => Promise<void>) {
@@ -153,7 +154,7 @@ const seconds = [
 ];
 
 /** ci holds an expired sign-in into `base`; `gds auth login --profile ci` starts and waits on the device poll. */
-async function loginUnderWay(whoAmI?: (env: Env, base: string) => Promise<void>) {
+async function loginUnderWay(whoAmI?: (env: Env, base: string) => Promise<void>, extraEnv: Env = {}) {
   let signedIn = (): Promise<void> => Promise.resolve();
   const server = await heldAuthorizationServer(() => signedIn());
   closeServer = server.close;
@@ -166,7 +167,7 @@ async function loginUnderWay(whoAmI?: (env: Env, base: string) => Promise<void>)
   const login = runInProcess(
     ['auth', 'login', '--profile', 'ci', '--base', server.base, '--no-browser', '--json'],
     {
-      env: { ...env, NO_COLOR: '1' },
+      env: { ...env, ...extraEnv, NO_COLOR: '1' },
     },
   );
   await Promise.race([
@@ -249,5 +250,21 @@ describe('gds auth login --profile ci, and another command saves into ci while i
     expect(ci).toMatchObject({ accessToken: second.accessToken });
     expect(ci?.user).toBeUndefined();
     expect(server.revoked).toEqual([]);
+  }, 60_000);
+
+  it("ci's lock held by another gds past the wait at the save: config_locked, and the new sign-in is ended", async () => {
+    const { server, env, answer } = await loginUnderWay(undefined, { GDS_LOCK_WAIT_MS: '200' });
+    const release = await holdProfileLock('ci', env);
+    const r = await answer().finally(release);
+    expect(r.code, r.stderr).toBe(1);
+    const error = ndjson(r.stderr).find((line) => line.error !== undefined)?.error;
+    expect(error).toMatchObject({ code: 'config_locked' });
+    expect(error.message).toMatch(/new sign-in was not saved, and was ended/);
+    expect(server.revoked).toEqual([`Bearer ${fresh.accessToken}`]);
+    const config = JSON.stringify(await loadConfig({ env }));
+    for (const secret of [fresh.accessToken, fresh.refreshToken]) {
+      expect(r.stdout + r.stderr).not.toContain(secret);
+      expect(config).not.toContain(secret);
+    }
   }, 60_000);
 });
