@@ -11,6 +11,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { chmod, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CliError, ExitCode } from '../core/errors.js';
+import { envMilliseconds } from '../core/env-milliseconds.js';
 import { isObject, versionedObject } from '../core/versioned-file.js';
 import { configDir } from '../core/folders.js';
 import { debugLog } from './debug-log.js';
@@ -304,11 +305,11 @@ function waitInterrupted(name: string, reason: unknown): CliError {
 
 /**
  * How long a command waits for another gds's hold on a profile before it gives up (config_locked):
- * GDS_LOCK_WAIT_MS, else about 20 s, as a config file write waits.
+ * GDS_LOCK_WAIT_MS (0: one try, no wait, as a CI job that would rather fail at once sets it), else about 20 s,
+ * as a config file write waits.
  */
 export function profileLockWaitMs(env: Env = process.env): number {
-  const value = Number(env.GDS_LOCK_WAIT_MS);
-  return Number.isFinite(value) && value > 0 ? value : defaultLockWaitMs;
+  return envMilliseconds(env.GDS_LOCK_WAIT_MS, defaultLockWaitMs, { min: 0 });
 }
 
 /**

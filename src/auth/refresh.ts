@@ -14,6 +14,7 @@
 // finds a refresh recorded for the stored refresh token presents it again at once, which the service
 // answers with the same new tokens within its reuse grace window.
 import { CliError, ExitCode } from '../core/errors.js';
+import { MAX_TIMER_MS } from '../core/env-milliseconds.js';
 import { shellWord } from '../core/shell-word.js';
 import { stripControlCharacters } from '../core/terminal-text.js';
 import type { AuthProvider } from '../client/transport.js';
@@ -172,7 +173,7 @@ export async function refreshUnderLock(
 /** How long a held Ctrl-C or SIGTERM waits for the new tokens to be saved: one keychain write that may not
  *  answer (then the file takes them), and the config file's write. */
 export function saveBoundMs(env: Env | undefined): number {
-  return keychainTimeoutMs(env ?? process.env) + SAVE_BOUND_MS;
+  return Math.min(keychainTimeoutMs(env ?? process.env) + SAVE_BOUND_MS, MAX_TIMER_MS);
 }
 
 const ALREADY_FRESH = Symbol('already fresh');

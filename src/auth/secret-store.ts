@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import { isSea } from 'node:sea';
 import { fileURLToPath } from 'node:url';
 import { CliError, ExitCode } from '../core/errors.js';
+import { envMilliseconds } from '../core/env-milliseconds.js';
 import { stateDir } from '../core/folders.js';
 import { SECRET_VARIABLES } from '../core/redact.js';
 import type { Env, GdsConfig, KeychainRef, Profile, ProfileSecrets, SecretStorageSetting } from './config.js';
@@ -261,8 +262,7 @@ function inKeychainChild(
 
 /** GDS_KEYCHAIN_TIMEOUT_MS, else 3 s: how long one keychain call may take before its process is killed. */
 export function keychainTimeoutMs(env: Env): number {
-  const value = Number(env.GDS_KEYCHAIN_TIMEOUT_MS);
-  return Number.isFinite(value) && value > 0 ? value : defaultTimeoutMs;
+  return envMilliseconds(env.GDS_KEYCHAIN_TIMEOUT_MS, defaultTimeoutMs);
 }
 
 /** The library's message without its generic prefix, e.g. `DBus error: Failed to connect to socket …`. */

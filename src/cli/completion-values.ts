@@ -24,6 +24,7 @@ import type { TableListRow } from '../client/areas/tables.js';
 import { cacheDir } from '../core/folders.js';
 import type { Candidate, DynamicKind } from './completion.js';
 import { createApiClient } from '../client/index.js';
+import { envMilliseconds } from '../core/env-milliseconds.js';
 import { loadConfig } from '../auth/config.js';
 import { resolveCredentials } from '../auth/credentials.js';
 import { authProviderFor } from '../auth/refresh.js';
@@ -47,9 +48,7 @@ const JOB_TABLES_PAGES = 200;
  * TAB must not hang; a slow or loaded service may be given more.
  */
 export function completionWaitMs(env: NodeJS.ProcessEnv = process.env): number {
-  const value = Number(env.GDS_COMPLETION_TIMEOUT_MS);
-  // At most ten minutes: a timer past 2^31 ms fires at once, and the process would end before it asked.
-  return Number.isFinite(value) && value > 0 ? Math.min(value, MAX_COMPLETION_WAIT_MS) : 2_000;
+  return envMilliseconds(env.GDS_COMPLETION_TIMEOUT_MS, 2_000, { max: MAX_COMPLETION_WAIT_MS });
 }
 
 const MAX_COMPLETION_WAIT_MS = 600_000;

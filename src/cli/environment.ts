@@ -46,7 +46,7 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
     description:
       'How long a keychain call may take before gds gives up on it (default 3000; a read is asked once more); ' +
       'how long a command waits for another gds at work on the same profile before it gives up, config_locked ' +
-      '(default 20000).',
+      '(default 20000; 0: one try, no wait).',
   },
   {
     names: ['GDS_COMPLETION_TIMEOUT_MS'],
