@@ -5,16 +5,12 @@
 // refresh shows them as `tokens refresh` without --save-profile does (stdout, the same --json shape) and exits 1
 // saying they were not saved; an issue names the token to revoke, as when the profile changed. The lock wait is
 // GDS_LOCK_WAIT_MS here, not the ~20 s default.
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/auth/config.js';
-import { setStaticProfile } from '../../src/auth/profiles.js';
 import { runInProcess } from '../helpers/run-in-process.js';
 import { ndjson } from '../e2e/login-helpers.js';
 import { integrationAnswers } from '../helpers/integration-answers.js';
-import { answeringService, holdProfileLock } from '../helpers/held-profile-lock.js';
+import { lockedProfileCi } from '../helpers/held-profile-lock.js';
 
 const { tokens, issued } = integrationAnswers('tok_locked42');
 
@@ -26,13 +22,7 @@ afterEach(async () => {
 
 /** A config folder whose profile ci holds a static token, ci's lock held by another, and a service answering. */
 async function setUp(answer: unknown) {
-  const service = await answeringService(answer);
-  cleanup.push(service.close);
-  const configDir = join(await mkdtemp(join(tmpdir(), 'gds-locked-save-')), 'gds');
-  const env = { GDS_CONFIG_DIR: configDir, GDS_SECRET_STORAGE: 'file' };
-  await setStaticProfile({ name: 'ci', token: 'cli_oldProfileToken42', base: service.url }, { env });
-  const before = await loadConfig({ env });
-  cleanup.push(await holdProfileLock('ci', env));
+  const { service, env, before } = await lockedProfileCi(answer, cleanup);
   const run = (args: string[], extra: NodeJS.ProcessEnv = {}, input?: string) =>
     runInProcess([...args, '--save-profile', 'ci', '--force'], {
       env: { ...env, ...extra, GDS_LOCK_WAIT_MS: '200', SERVICE_API_URL: service.url, NO_COLOR: '1' },

@@ -1,7 +1,11 @@
 // For tests of a save into a profile whose lock another gds holds: the lock held from the test, and a service
 // that answers every request at once.
 import { createServer } from 'node:http';
-import { withProfileLock } from '../../src/auth/config.js';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig, withProfileLock } from '../../src/auth/config.js';
+import { setStaticProfile } from '../../src/auth/profiles.js';
 
 /** A service that answers every request at once with `body`. */
 export async function answeringService(body: unknown) {
@@ -37,4 +41,19 @@ export async function holdProfileLock(name: string, env: NodeJS.ProcessEnv) {
     release();
     await holding;
   };
+}
+
+/**
+ * A config folder (secrets in the file) whose profile ci holds a static token, a service answering `answer`, and
+ * ci's lock held by the test, as another gds would; what undoes them goes into `cleanup`. `before`: the config.
+ */
+export async function lockedProfileCi(answer: unknown, cleanup: (() => Promise<void>)[]) {
+  const service = await answeringService(answer);
+  cleanup.push(service.close);
+  const configDir = join(await mkdtemp(join(tmpdir(), 'gds-locked-ci-')), 'gds');
+  const env = { GDS_CONFIG_DIR: configDir, GDS_SECRET_STORAGE: 'file' };
+  await setStaticProfile({ name: 'ci', token: 'cli_oldProfileToken42', base: service.url }, { env });
+  const before = await loadConfig({ env });
+  cleanup.push(await holdProfileLock('ci', env));
+  return { service, env, before };
 }

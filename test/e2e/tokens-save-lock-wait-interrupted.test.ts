@@ -7,15 +7,11 @@
 // held by the test until gds has ended: gds did not wait for it. A real gds process, the signal sent once its
 // debug log says it waits for the lock.
 import { spawn } from 'node:child_process';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/auth/config.js';
-import { setStaticProfile } from '../../src/auth/profiles.js';
 import { cliEnv, collect, node24, repoRoot } from '../cli/helpers/cli-process.js';
 import { integrationAnswers } from '../helpers/integration-answers.js';
-import { answeringService, holdProfileLock } from '../helpers/held-profile-lock.js';
+import { lockedProfileCi } from '../helpers/held-profile-lock.js';
 
 const { tokens } = integrationAnswers('tok_waiting42');
 
@@ -49,6 +45,25 @@ function startGds(args: string[], env: Record<string, string>) {
   return { child, result, waiting };
 }
 
+/**
+ * Profile ci, its lock held by the test (lockedProfileCi), and a service answering `answer`. `interrupt` runs gds
+ * with `args` and --save-profile ci --force, and sends it `signal` once it waits for ci's lock.
+ */
+async function setUp(answer: unknown) {
+  const { service, env, before } = await lockedProfileCi(answer, cleanup);
+  const interrupt = async (args: string[], signal: NodeJS.Signals, extra: Record<string, string> = {}) => {
+    const gds = startGds(
+      [...args, '--save-profile', 'ci', '--force'],
+      // A wait far past any test's patience: the signal, not the wait's end, must end it.
+      { ...env, ...extra, SERVICE_API_URL: service.url, GDS_LOCK_WAIT_MS: '600000', NO_COLOR: '1' },
+    );
+    await gds.waiting;
+    gds.child.kill(signal);
+    return gds.result;
+  };
+  return { env, before, interrupt };
+}
+
 /** Lines of stderr that are not GDS_DEBUG's (`gds: …`). */
 const said = (stderr: string) =>
   stderr.split('\n').filter((line) => line !== '' && !line.startsWith('gds: '));
@@ -59,32 +74,17 @@ describe.each(['SIGTERM', 'SIGINT'] as const)(
     it.each([true, false])(
       '--json %s: the tokens shown, why said, exit by the signal',
       async (json) => {
-        const service = await answeringService({ tokens });
-        cleanup.push(service.close);
-        const configDir = join(await mkdtemp(join(tmpdir(), 'gds-lock-wait-signal-')), 'gds');
-        const env = { GDS_CONFIG_DIR: configDir, GDS_SECRET_STORAGE: 'file' };
-        await setStaticProfile({ name: 'ci', token: 'cli_oldProfileToken42', base: service.url }, { env });
-        const before = await loadConfig({ env });
-        const release = await holdProfileLock('ci', env);
-        cleanup.push(release);
-
-        const gds = startGds(
+        const { env, before, interrupt } = await setUp({ tokens });
+        const r = await interrupt(
           [
             'tokens',
             'refresh',
             '--refresh-token',
             'tok_waiting42.oldRefreshSecret42',
-            '--save-profile',
-            'ci',
-            '--force',
             ...(json ? ['--json'] : []),
           ],
-          // A wait far past any test's patience: the signal, not the wait's end, must end it.
-          { ...env, SERVICE_API_URL: service.url, GDS_LOCK_WAIT_MS: '600000', NO_COLOR: '1' },
+          signal,
         );
-        await gds.waiting;
-        gds.child.kill(signal);
-        const r = await gds.result;
 
         expect(r.code, r.stderr).toBe(signal === 'SIGINT' ? 130 : 143);
         if (json) {
