@@ -34,8 +34,8 @@ export interface SaveIntegrationOptions {
   /** With onlyCopy: shows the tokens, as the command does without --save-profile, when they cannot be saved. */
   showUnsaved?: (obtained: ObtainedIntegrationTokens) => void;
   /**
-   * With onlyCopy: says the failure gds exits with when a Ctrl-C or SIGTERM came meanwhile (then 130 or 143, not
-   * through the command's own error handling): why the tokens shown were not saved.
+   * Says the failure gds exits with when a Ctrl-C or SIGTERM came meanwhile (then 130 or 143, not through the
+   * command's own error handling): why the tokens were not saved, and what became of them.
    */
   sayFailure?: (error: unknown) => void;
   env?: Env;
@@ -77,15 +77,14 @@ export async function saveIntegrationTokens<T extends ObtainedIntegrationTokens>
       suggestion: `Nothing was issued or spent. Save into another profile, or replace this one with --save-profile ${name} --force`,
     });
   }
-  // Tokens that exist nowhere else (a spent refresh token) are saved, or shown, before a Ctrl-C or SIGTERM ends
-  // gds: the signal waits for a save under way, not for another gds's hold on the profile (GDS_LOCK_WAIT_MS).
-  return options.onlyCopy === true
-    ? finishBeforeExit(
-        (saving, interrupted) => obtainAndSave(name, existing, obtain, options, { saving, interrupted }),
-        undefined,
-        options.sayFailure,
-      )
-    : obtainAndSave(name, existing, obtain, options);
+  // The answer is the only place its tokens are (a refresh token given is spent; an issued token is live on the
+  // service): they are saved, or shown (a refresh) or named to revoke (an issue), before a Ctrl-C or SIGTERM ends
+  // gds. The signal waits for a save under way, not for another gds's hold on the profile (GDS_LOCK_WAIT_MS).
+  return finishBeforeExit(
+    (saving, interrupted) => obtainAndSave(name, existing, obtain, options, { saving, interrupted }),
+    undefined,
+    options.sayFailure,
+  );
 }
 
 /** Runs `obtain`, then saves its answer into the profile under its lock (see saveIntegrationTokens). */
@@ -94,10 +93,10 @@ async function obtainAndSave<T extends ObtainedIntegrationTokens>(
   existing: Profile | undefined,
   obtain: () => Promise<T>,
   options: SaveIntegrationOptions,
-  held?: { saving: (ms: number) => void; interrupted: AbortSignal },
+  held: { saving: (ms: number) => void; interrupted: AbortSignal },
 ): Promise<SavedIntegration<T>> {
   const obtained = await obtain();
-  held?.saving(saveBoundMs(options.env));
+  held.saving(saveBoundMs(options.env));
   const { base, tokens, id, audience, env, scopes } = obtained;
   // Kept on this machine's clock, as a refresh keeps them (clockSkewMs).
   const skew = clockSkewMs(tokens.accessToken);
@@ -118,7 +117,7 @@ async function obtainAndSave<T extends ObtainedIntegrationTokens>(
       existing,
       fields,
       { accessToken: obtained.tokens.accessToken, refreshToken: obtained.tokens.refreshToken },
-      { ...options, ...(held === undefined ? {} : { signal: held.interrupted }) },
+      { ...options, signal: held.interrupted },
     );
     if ('changed' in result) throw profileChanged(name, result.changed);
     saved = result.saved;

@@ -6,6 +6,10 @@
 // `{"tokens":…}` record under --json), stderr says why they were not saved, and gds exits 143 or 130. The lock is
 // held by the test until gds has ended: gds did not wait for it. A real gds process, the signal sent once its
 // debug log says it waits for the lock.
+// `gds tokens issue --save-profile ci` likewise: the issued token is live on the service, and the answer the only
+// place its tokens are. The signal ended gds 143 or 130 with the token saved nowhere and named nowhere. The signal
+// now ends the wait at once too: the tokens are still not shown (the person's sign-in issues another), and stderr
+// (the --json error record) says they were not saved and names the token to revoke.
 import { spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/auth/config.js';
@@ -13,7 +17,7 @@ import { cliEnv, collect, node24, repoRoot } from '../cli/helpers/cli-process.js
 import { integrationAnswers } from '../helpers/integration-answers.js';
 import { lockedProfileCi } from '../helpers/held-profile-lock.js';
 
-const { tokens } = integrationAnswers('tok_waiting42');
+const { tokens, issued } = integrationAnswers('tok_waiting42');
 
 let cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -112,6 +116,55 @@ describe.each(['SIGTERM', 'SIGINT'] as const)(
         for (const secret of [tokens.accessToken, tokens.refreshToken])
           expect(r.stderr).not.toContain(secret);
         // Nothing saved: ci is as the lock's holder left it.
+        expect(await loadConfig({ env })).toEqual(before);
+      },
+      120_000,
+    );
+  },
+);
+
+describe.each(['SIGTERM', 'SIGINT'] as const)(
+  '%s while tokens issue --save-profile ci waits for ci, locked by another gds',
+  (signal) => {
+    it.each([true, false])(
+      '--json %s: the tokens neither saved nor shown, the token to revoke named, exit by the signal',
+      async (json) => {
+        const { env, before, interrupt } = await setUp(issued);
+        const r = await interrupt(
+          [
+            'tokens',
+            'issue',
+            '--name',
+            'ci',
+            '--env',
+            'dev',
+            '--scope',
+            'workspace:read:audit',
+            ...(json ? ['--json'] : []),
+          ],
+          signal,
+          // The person's own sign-in, which issues the token.
+          { SERVICE_TOKEN: 'cli_personWaiting42' },
+        );
+
+        expect(r.code, r.stderr).toBe(signal === 'SIGINT' ? 130 : 143);
+        expect(r.stdout).toBe('');
+        const text = said(r.stderr).join('\n');
+        if (json) {
+          const lines = said(r.stderr).map((line) => JSON.parse(line) as { error: Record<string, string> });
+          expect(lines).toHaveLength(1);
+          expect(lines[0]?.error).toMatchObject({ code: 'interrupted' });
+          expect(lines[0]?.error.message).toMatch(/while waiting for another gds at work on profile ci/);
+          expect(lines[0]?.error.message).toMatch(/integration token tok_waiting42 were not saved/);
+          expect(lines[0]?.error.suggestion).toContain('gds tokens revoke tok_waiting42');
+        } else {
+          expect(text).toMatch(/Interrupted.* while waiting for another gds at work on profile ci/);
+          expect(text).toMatch(/integration token tok_waiting42 were not saved/);
+          expect(text).toContain('gds tokens revoke tok_waiting42');
+          expect(text).not.toMatch(/^Interrupted\.$/m);
+        }
+        for (const secret of [tokens.accessToken, tokens.refreshToken, 'cli_personWaiting42'])
+          expect(r.stdout + r.stderr).not.toContain(secret);
         expect(await loadConfig({ env })).toEqual(before);
       },
       120_000,

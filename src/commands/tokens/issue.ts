@@ -12,6 +12,8 @@ import {
 } from '../../cli/token-bundle.js';
 import { resolveTableIds } from '../../services/table-ref.js';
 import { saveIntegrationTokens } from '../../auth/integration-profile.js';
+import { CliError } from '../../core/errors.js';
+import { redactError } from '../../cli/secrets.js';
 
 export default class TokensIssue extends ApiCommand<typeof TokensIssue> {
   static override summary = 'Issue an integration token for a machine: table grants or workspace scopes.';
@@ -23,7 +25,9 @@ export default class TokensIssue extends ApiCommand<typeof TokensIssue> {
     'token (30 days, single use) are shown once: gds does not store them and cannot show them again. With ' +
     '--save-profile <name> they are stored in that profile instead (and not shown; the client token, a label the ' +
     'API refuses, is still shown once for revocation scripts), and --profile <name> then calls with the token, ' +
-    'renewing it as it expires.';
+    'renewing it as it expires. When they cannot be saved there (another gds at work on the profile, say), gds ' +
+    'names the token to revoke, and shows no tokens; so does a Ctrl-C or SIGTERM while the save waits for that ' +
+    'other gds (then exit 130 or 143).';
   static override examples = [
     '<%= config.bin %> tokens issue --name nightly-load --env production --table t_42:read,write --table t_43:read',
     "<%= config.bin %> tokens issue --name audit-export --env '*' --scope workspace:read:audit --json | jq -r .tokens.refreshToken",
@@ -97,7 +101,14 @@ export default class TokensIssue extends ApiCommand<typeof TokensIssue> {
         const { issued, base } = await issue();
         return { ...issued, issued, base };
       },
-      { force: this.flags.force, warn: (message) => this.out.warn(message) },
+      {
+        force: this.flags.force,
+        // A Ctrl-C or SIGTERM while the save waited: the token not saved, named to revoke; then exit 130 or 143.
+        sayFailure: (error) => {
+          if (error instanceof CliError) this.out.error(redactError(error, this.argv));
+        },
+        warn: (message) => this.out.warn(message),
+      },
     );
     const { issued } = saved.obtained;
     if (this.out.json) {
