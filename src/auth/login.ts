@@ -52,6 +52,8 @@ export interface DeviceCode {
 
 export interface LoginResult {
   saved: SavedProfile;
+  /** The access token this sign-in saved: who signed in is asked with it, not with what the profile holds by then. */
+  accessToken: string;
   issuer: string;
   expiresAt: string;
 }
@@ -197,7 +199,12 @@ export async function login(options: LoginOptions): Promise<LoginResult> {
       options.base,
       tokens.access_token,
     );
-  return { saved: current.saved, issuer: metadata.issuer, expiresAt: expiresAt ?? 'unknown' };
+  return {
+    saved: current.saved,
+    accessToken: tokens.access_token,
+    issuer: metadata.issuer,
+    expiresAt: expiresAt ?? 'unknown',
+  };
 }
 
 /** The profile changed while the person signed in: the new sign-in is not saved over what is there now. */

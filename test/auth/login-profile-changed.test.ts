@@ -5,12 +5,16 @@
 // the new sign-in, which nothing holds then, is ended on the service (POST /api/auth/revoke). A renewal of ci's
 // own tokens meanwhile is no change. The authorization server here answers the device poll only when the test
 // says so.
+// After its save, the login asks the service who signed in. It asked with whatever ci held by then: a second
+// sign-in saved in between made the login say the second person's e-mail. It now asks with the tokens it saved.
+// And the e-mail it then writes into ci is best-effort: a config lock held past its wait is a warning, not a
+// failed login (the sign-in is saved).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Env, GdsConfig, SessionProfile } from '../../src/auth/config.js';
 import { loadConfig, updateConfig, withProfileLock } from '../../src/auth/config.js';
 import type { ProfileFields } from '../../src/auth/profiles.js';
@@ -24,6 +28,24 @@ import { renewableFields } from '../../src/auth/refresh.js';
 import { runInProcess } from '../helpers/run-in-process.js';
 import { ndjson } from '../e2e/login-helpers.js';
 import { holdProfileLock } from '../helpers/held-profile-lock.js';
+import type * as Profiles from '../../src/auth/profiles.js';
+
+/** Run once right after the login's save (another sign-in that got in just after it, say). */
+const afterSave = vi.hoisted(() => ({ run: undefined as (() => Promise<void>) | undefined }));
+
+vi.mock('../../src/auth/profiles.js', async (importOriginal) => {
+  const real = await importOriginal<typeof Profiles>();
+  return {
+    ...real,
+    saveIfUnchanged: async (...args: Parameters<typeof Profiles.saveIfUnchanged>) => {
+      const saved = await real.saveIfUnchanged(...args);
+      const run = afterSave.run;
+      afterSave.run = undefined;
+      await run?.();
+      return saved;
+    },
+  };
+});
 
 /** A device-flow authorization server (and the service's revoke endpoint) whose token poll waits for `answer`. */
 async function heldAuthorizationServer(whoAmI?: () => Promise<void>) {
@@ -57,11 +79,13 @@ async function heldAuthorizationServer(whoAmI?: () => Promise<void>) {
       void answered.then((body) => json(response, 200, body));
     },
     // Who signed in, asked right after the save; without whoAmI, a service that does not answer it.
-    'GET /api/me': (_request, response) => {
+    // The second sign-in's tokens (second-access) are another person's.
+    'GET /api/me': (request, response) => {
       if (whoAmI === undefined) return json(response, 404, { error: { code: 'not_found' } });
+      const who = request.headers.authorization === 'Bearer second-access' ? 'second' : 'first';
       void whoAmI().then(() =>
         json(response, 200, {
-          user: { id: 'usr_first', email: 'first@example.com', displayName: 'First' },
+          user: { id: `usr_${who}`, email: `${who}@example.com`, displayName: who },
           workspace: { id: 'ws_1', name: 'one' },
           role: 'OWNER',
           token: { kind: 'session', audience: 'session', scopes: [], environment: null },
@@ -267,4 +291,52 @@ describe('gds auth login --profile ci, and another command saves into ci while i
       expect(config).not.toContain(secret);
     }
   }, 60_000);
+
+  it('a second sign-in saved just after the login saved: the login says who it signed in as, not the second', async () => {
+    const second = { accessToken: 'second-access', refreshToken: 'second-refresh' };
+    const { server, env, answer } = await loginUnderWay(() => Promise.resolve());
+    afterSave.run = async () => {
+      await saveUnderLock(env, { ...sessionFields(server.base), expiresAt: inAnHour() }, second);
+    };
+    const r = await answer();
+    expect(r.code, r.stderr).toBe(0);
+    expect(ndjson(r.stdout)).toEqual([
+      expect.objectContaining({ profile: 'ci', email: 'first@example.com' }),
+    ]);
+    const ci = (await loadConfig({ env })).profiles.ci;
+    expect(ci).toMatchObject({ accessToken: second.accessToken });
+    expect(ci?.user).toBeUndefined();
+  }, 60_000);
+
+  it('the config lock held past its wait when the e-mail is written: a warning, exit 0, the sign-in saved', async () => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let holding: Promise<void> | undefined;
+    // Taken as the service is asked who signed in, held until the login has ended.
+    const { env, answer } = await loginUnderWay(
+      (env) =>
+        new Promise<void>((taken) => {
+          holding = updateConfig(
+            async () => {
+              taken();
+              await released;
+            },
+            { env },
+          );
+        }),
+    );
+    const r = await answer().finally(release);
+    await holding;
+    expect(r.code, r.stderr).toBe(0);
+    expect(ndjson(r.stdout)).toEqual([
+      expect.objectContaining({ profile: 'ci', email: 'first@example.com' }),
+    ]);
+    const warning = ndjson(r.stderr).find((line) => line.warning !== undefined)?.warning;
+    expect(warning?.message).toMatch(/first@example\.com was not recorded in profile ci/);
+    expect(ndjson(r.stderr).filter((line) => line.error !== undefined)).toEqual([]);
+    const ci = (await loadConfig({ env })).profiles.ci;
+    expect(ci).toMatchObject({ kind: 'session', accessToken: fresh.accessToken });
+    expect(ci?.user).toBeUndefined();
+    expect(r.stdout + r.stderr).not.toMatch(/fresh-/);
+  }, 120_000);
 });

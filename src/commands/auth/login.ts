@@ -2,8 +2,9 @@ import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../cli/base-command.js';
 import { chosenBrowser, hasDesktop, openBrowser } from '../../cli/browser.js';
 import { CliError, ExitCode } from '../../core/errors.js';
-import { profileOnlyEnv, signedInAs, signedInLine } from '../../cli/signed-in.js';
+import { signedInAs, signedInLine } from '../../cli/signed-in.js';
 import type { DeviceCode } from '../../auth/login.js';
+import type { SavedProfile } from '../../auth/profiles.js';
 import { login, loginBaseUrl } from '../../auth/login.js';
 import { describeStorage } from '../../auth/secret-store.js';
 import { updateConfig } from '../../auth/config.js';
@@ -66,21 +67,14 @@ export default class AuthLogin extends BaseCommand<typeof AuthLogin> {
     });
     const { saved } = result;
     const where = describeStorage(saved.storage, saved.profile.secretRef);
-    // Who signed in, with the profile just saved (SERVICE_TOKEN must not answer for it).
+    // Who signed in, asked with the token this login saved: another sign-in may have replaced the profile since.
     // A service that does not answer /api/me does not undo the sign-in: the line is left out.
     const me = await signedInAs({
-      flags: { profile: saved.name },
+      flags: { token: result.accessToken, base: saved.profile.base },
       version: this.config.version,
-      env: profileOnlyEnv(),
       warn,
     }).catch(() => undefined);
-    if (me !== undefined) {
-      // Only into the credentials this login saved: another sign-in may have replaced them since.
-      await updateConfig((config) => {
-        const stored = config.profiles[saved.name];
-        if (stored !== undefined && stored.savedId === saved.profile.savedId) stored.user = me.user.email;
-      });
-    }
+    if (me !== undefined) await recordEmail(saved, me.user.email, warn);
     if (this.out.json) {
       this.out.record({
         profile: saved.name,
@@ -103,5 +97,26 @@ export default class AuthLogin extends BaseCommand<typeof AuthLogin> {
     this.out.info(
       saved.active ? `${saved.name} is the active profile.` : `Use it with --profile ${saved.name}.`,
     );
+  }
+}
+
+/**
+ * Writes the e-mail into the credentials this login saved (only: another sign-in may have replaced them since), for
+ * `auth status` and the profile lists. Best-effort: the sign-in is saved, so a failure (the config's lock held past
+ * its wait, say) is a warning.
+ */
+async function recordEmail(
+  saved: SavedProfile,
+  email: string,
+  warn: (message: string) => void,
+): Promise<void> {
+  try {
+    await updateConfig((config) => {
+      const stored = config.profiles[saved.name];
+      if (stored !== undefined && stored.savedId === saved.profile.savedId) stored.user = email;
+    });
+  } catch (error) {
+    const why = (error instanceof Error ? error.message : String(error)).replace(/\.$/, '');
+    warn(`You are signed in, but your e-mail ${email} was not recorded in profile ${saved.name} (${why}).`);
   }
 }
