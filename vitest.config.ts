@@ -53,6 +53,7 @@ const ISOLATED = [
   'test/server/gates/submit-in-flight.test.ts',
   'test/auth/refresh-lost-lock-keychain.test.ts',
   'test/services/dbt-run-sql-reads.test.ts',
+  'test/auth/login-profile-changed.test.ts',
 ];
 
 export default defineConfig({
