@@ -4,14 +4,19 @@
 // and fix). Names and diffs come from the dbt project and the service: control characters are stripped,
 // names and sentences are put on one line, HTML is escaped, and a fence is longer than any run of backticks
 // inside it. A comment is capped at 65,536 characters on GitHub: past about 60,000 the remaining tables are
-// named in one line instead.
+// named in one line instead (as far as 2,000 characters go), and the reader's warnings, grouped as the human
+// plan groups them, are quoted as far as the cap leaves room, the rest counted.
 import { onOneLine, stripControlCharacters } from '../core/terminal-text.js';
 import type { PlannedTable, ProjectPlan } from '../services/project-plan-types.js';
 import type { RunSummary } from '../services/project-report.js';
 import type { Output } from './output.js';
-import { downstreamLine, RECERTIFICATION_NOTE, summaryLine } from './project-views.js';
+import { downstreamLine, groupedWarnings, RECERTIFICATION_NOTE, summaryLine } from './project-views.js';
 
 const BUDGET = 60_000;
+/** Below GitHub's 65,536 characters, whatever the tables past the budget and the warnings. */
+const CAP = 65_000;
+const NAMED_AT_MOST = 2_000;
+const MORE_WARNINGS_AT_MOST = 80;
 
 const SIGN: Record<PlannedTable['action'], string> = {
   create: '+ create',
@@ -110,9 +115,38 @@ export function planMarkdown(plan: ProjectPlan, summary: RunSummary): string {
   const rest =
     left.length === 0
       ? ''
-      : `${left.length} more table${left.length === 1 ? '' : 's'} change (the whole plan is in the job's log): ${text(left.join(', '))}\n`;
-  const warnings = plan.warnings.map((w) => `> ${text(w)}`).join('\n');
-  return `${head}\n${body}${rest}${warnings === '' ? '' : `\n${warnings}\n`}`;
+      : `${left.length} more table${left.length === 1 ? '' : 's'} change (the whole plan is in the job's log): ${named(left)}\n`;
+  const comment = `${head}\n${body}${rest}`;
+  const warnings = quotedWarnings(plan.warnings, CAP - comment.length);
+  return `${comment}${warnings === '' ? '' : `\n${warnings}\n`}`;
+}
+
+/** The tables past the budget, named as far as NAMED_AT_MOST characters go (thousands would pass GitHub's cap). */
+function named(tables: readonly string[]): string {
+  let line = '';
+  for (const [i, table] of tables.entries()) {
+    const next = `${line === '' ? '' : ', '}${text(table)}`;
+    if (line.length + next.length > NAMED_AT_MOST) return `${line} and ${tables.length - i} more`;
+    line += next;
+  }
+  return line;
+}
+
+/** The reader's warnings as a blockquote, grouped as the human plan says them, as far as `room` goes. */
+function quotedWarnings(warnings: readonly string[], room: number): string {
+  const lines: string[] = [];
+  let used = 0;
+  const grouped = groupedWarnings(warnings);
+  for (const [i, warning] of grouped.entries()) {
+    const line = `> ${text(warning)}`;
+    if (used + line.length + 1 > room - MORE_WARNINGS_AT_MOST) {
+      lines.push(`> ${grouped.length - i} more warnings (the whole plan is in the job's log)`);
+      break;
+    }
+    lines.push(line);
+    used += line.length + 1;
+  }
+  return lines.join('\n');
 }
 
 export function printPlanMarkdown(out: Output, plan: ProjectPlan, summary: RunSummary): void {

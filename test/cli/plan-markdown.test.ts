@@ -88,3 +88,46 @@ describe('plan --format markdown', () => {
     expect(text).toMatch(/\d+ more tables change \(the whole plan is in the job's log\): t\d+, /);
   });
 });
+
+describe("plan --format markdown's warnings", () => {
+  const shim = (n: number) =>
+    `model.shop.m${n}: test.shop.expression_is_true_m${n}.${n}a: the manifest holds macro.tsql_utils.sqlserver__test_expression_is_true, which dbt runs instead`;
+
+  it('a warning said alike of 2,000 tests is said once, and the comment stays under 65,536 characters', () => {
+    const p = {
+      ...plan([table('orders', 'create')]),
+      warnings: [
+        ...Array.from({ length: 2000 }, (_, i) => shim(i + 1)),
+        'model.shop.m7: a where: reads the clock',
+      ],
+    };
+    const text = planMarkdown(p, planSummary(p));
+    expect(text.length).toBeLessThan(65_536);
+    expect(text).toContain(
+      '> 2000 tests: the manifest holds macro.tsql\\_utils.sqlserver\\_\\_test\\_expression\\_is\\_true, which dbt runs instead',
+    );
+    expect(text).toContain('> model.shop.m7: a where: reads the clock');
+  });
+
+  it('thousands of warnings that differ stay under 65,536 characters, the rest counted', () => {
+    const p = {
+      ...plan([table('orders', 'create')]),
+      warnings: Array.from(
+        { length: 3000 },
+        (_, i) => `model.shop.m${i}: column c${i} has no type ${'y'.repeat(40)}`,
+      ),
+    };
+    const text = planMarkdown(p, planSummary(p));
+    expect(text.length).toBeLessThan(65_536);
+    expect(text).toMatch(/\n> \d+ more warnings \(the whole plan is in the job's log\)\n$/);
+  });
+
+  it('the tables past the budget are named only as far as the budget goes', () => {
+    const big = Array.from({ length: 6000 }, (_, i) =>
+      table(`a_rather_long_model_name_${i}`, 'create', { diffs: { definition: `+${'x'.repeat(100)}\n` } }),
+    );
+    const p = plan(big);
+    const text = planMarkdown(p, planSummary(p));
+    expect(text.length).toBeLessThan(65_536);
+  });
+});
