@@ -10,7 +10,7 @@ import { addRunSecret } from '../core/redact.js';
 import { stripControlCharacters } from '../core/terminal-text.js';
 import { INSECURE_URL_CODE, isInsecureUrl } from '../core/url-policy.js';
 import type { Env, Profile } from './config.js';
-import { checkProfileName, loadConfig } from './config.js';
+import { checkProfileName, configPath, loadConfig } from './config.js';
 import { checkBaseUrl, refuseInsecureUrl } from './credentials.js';
 import type { ProfileFields, SavedProfile } from './profiles.js';
 import { saveIfUnchanged } from './profiles.js';
@@ -190,7 +190,7 @@ export async function login(options: LoginOptions): Promise<LoginResult> {
   // --save-profile saves (integration-profile.ts).
   const current = await saveIfUnchanged(name, existing, fields, secrets, { env, warn: options.warn }).catch(
     async (error: unknown) => {
-      throw await signInNotSaved(error, options.base, tokens.access_token);
+      throw await signInNotSaved(error, options.base, tokens.access_token, env);
     },
   );
   if ('changed' in current)
@@ -198,6 +198,7 @@ export async function login(options: LoginOptions): Promise<LoginResult> {
       profileChanged(name, current.changed, options.base),
       options.base,
       tokens.access_token,
+      env,
     );
   return {
     saved: current.saved,
@@ -225,9 +226,23 @@ function profileChanged(name: string, now: Profile | undefined, base: string): C
  * Why the new sign-in was not saved (the profile changed, its lock was held too long, the save failed), said with
  * its fate: held by nothing, it is ended on the service (POST /api/auth/revoke, as `gds auth revoke` ends one).
  */
-async function signInNotSaved(cause: unknown, base: string, accessToken: string): Promise<unknown> {
+async function signInNotSaved(
+  failure: unknown,
+  base: string,
+  accessToken: string,
+  env: Env | undefined,
+): Promise<CliError> {
   const ended = await endSignIn(base, accessToken);
-  if (!(cause instanceof CliError)) return cause;
+  // A write that failed (a disk full, a read-only config directory) is a Node error: said as the save's failure,
+  // with the fate, not as an error gds did not expect.
+  const cause =
+    failure instanceof CliError
+      ? failure
+      : new CliError(failure instanceof Error ? failure.message : String(failure), {
+          exitCode: ExitCode.Failure,
+          code: 'profile_not_saved',
+          suggestion: `Sign in again once ${configPath(env)} can be written.`,
+        });
   const fate =
     ended === true
       ? 'your new sign-in was not saved, and was ended'

@@ -8,7 +8,8 @@
 // After its save, the login asks the service who signed in. It asked with whatever ci held by then: a second
 // sign-in saved in between made the login say the second person's e-mail. It now asks with the tokens it saved.
 // And the e-mail it then writes into ci is best-effort: a config lock held past its wait is a warning, not a
-// failed login (the sign-in is saved).
+// failed login (the sign-in is saved). A save that fails on a write (a disk full) says, as the others, that the
+// new sign-in was ended, not that gds did not expect the error.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
 import { mkdtemp } from 'node:fs/promises';
@@ -32,12 +33,17 @@ import type * as Profiles from '../../src/auth/profiles.js';
 
 /** Run once right after the login's save (another sign-in that got in just after it, say). */
 const afterSave = vi.hoisted(() => ({ run: undefined as (() => Promise<void>) | undefined }));
+/** Thrown once by the login's save instead of saving (a disk full as the config is written, say). */
+const failSave = vi.hoisted(() => ({ error: undefined as Error | undefined }));
 
 vi.mock('../../src/auth/profiles.js', async (importOriginal) => {
   const real = await importOriginal<typeof Profiles>();
   return {
     ...real,
     saveIfUnchanged: async (...args: Parameters<typeof Profiles.saveIfUnchanged>) => {
+      const failure = failSave.error;
+      failSave.error = undefined;
+      if (failure !== undefined) throw failure;
       const saved = await real.saveIfUnchanged(...args);
       const run = afterSave.run;
       afterSave.run = undefined;
@@ -290,6 +296,21 @@ describe('gds auth login --profile ci, and another command saves into ci while i
       expect(r.stdout + r.stderr).not.toContain(secret);
       expect(config).not.toContain(secret);
     }
+  }, 60_000);
+
+  it('the config cannot be written at the save (a disk full): the error says the new sign-in was ended', async () => {
+    const { server, env, answer } = await loginUnderWay();
+    failSave.error = Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+    const r = await answer();
+    expect(r.code, r.stderr).toBe(1);
+    const error = ndjson(r.stderr).find((line) => line.error !== undefined)?.error;
+    expect(error.message).toBe(
+      'ENOSPC: no space left on device, write: your new sign-in was not saved, and was ended.',
+    );
+    expect(error.suggestion ?? '').not.toMatch(/did not expect|--base/);
+    expect(server.revoked).toEqual([`Bearer ${fresh.accessToken}`]);
+    expect((await loadConfig({ env })).profiles.ci).toMatchObject({ accessToken: old.accessToken });
+    expect(r.stdout + r.stderr).not.toMatch(/fresh-/);
   }, 60_000);
 
   it('a second sign-in saved just after the login saved: the login says who it signed in as, not the second', async () => {
