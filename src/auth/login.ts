@@ -240,7 +240,7 @@ async function signInNotSaved(
       ? failure
       : new CliError(failure instanceof Error ? failure.message : String(failure), {
           exitCode: ExitCode.Failure,
-          code: 'profile_not_saved',
+          code: 'save_failed',
           suggestion: `Sign in again once ${configPath(env)} can be written.`,
         });
   const fate =
