@@ -93,5 +93,23 @@ describe('collision suggestions', () => {
     expect(result.code).toBe(6);
     expect(result.stderr).toContain(`gds env promote ${orders} --to production`);
     expect(result.stderr).not.toContain('--replace');
+    // What the promotion it names does: lands a table of its own there, orders_production, and keeps orders.
+    expect(response.body.error.details.reason).toContain('orders_production');
+    const promoted = await runInProcess(['env', 'promote', orders, '--to', 'production', '--json'], {
+      env: {
+        GDS_CONFIG_DIR: dir,
+        GDS_SECRET_STORAGE: 'file',
+        SERVICE_API_URL: server.url,
+        SERVICE_TOKEN: server.user('OWNER').cliToken,
+      },
+    });
+    expect(promoted.code, promoted.stderr).toBe(0);
+    const landed = await server.sql(
+      `SELECT name, environment_label FROM gds.tables WHERE active AND lower(name) LIKE 'orders%' ORDER BY name`,
+    );
+    expect(landed).toEqual([
+      { name: 'orders', environment_label: 'dev' },
+      { name: 'orders_production', environment_label: 'production' },
+    ]);
   });
 });

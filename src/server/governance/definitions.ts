@@ -11,6 +11,7 @@ import {
   sameDefinition,
 } from '../../core/artifacts/index.js';
 import { transition } from '../../core/lifecycle/index.js';
+import { promotedName } from '../../core/promoted-name.js';
 import { slugOf } from '../../core/table-slug.js';
 import type { Effect, TransitionContext } from '../../core/lifecycle/index.js';
 import { inEnvironmentScope } from '../certification/access.js';
@@ -485,7 +486,7 @@ async function findCollision(
       : row.environment_label !== environmentLabel
         ? {
             replaceable: false,
-            reason: `'${row.name}' (${row.id}) is a table of ${row.environment_label}, and a push to ${environmentLabel} cannot replace it: a replacement keeps its table's environment. To move the table to ${environmentLabel}, promote it (gds env promote ${row.id} --to ${environmentLabel}); else give the artifact another ${other}.`,
+            reason: `'${row.name}' (${row.id}) is a table of ${row.environment_label}, and a push to ${environmentLabel} cannot replace it: a replacement keeps its table's environment. To have its definition in ${environmentLabel}, promote it (gds env promote ${row.id} --to ${environmentLabel}: it lands there as ${promotedName(row.name, row.environment_label, environmentLabel)}, and ${row.name} stays in ${row.environment_label}); else give the artifact another ${other}.`,
           }
         : { replaceable: true };
   return row.by_name
