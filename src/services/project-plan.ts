@@ -734,7 +734,7 @@ export async function planProject(
     if (holder !== undefined && holder.id !== row?.id)
       return refused(
         { ...declaration, source: artifact.source },
-        `the name ${tableName} is held by table ${holder.id} ${holderText(holder)}, and a table name is one per workspace: ${movedByPromotion(holder, projectId, env)}give the model another alias (dbt's alias config), or leave it out with --exclude`,
+        `the name ${tableName} is held by table ${holder.id} ${holderText(holder)}, and a table name is one per workspace: ${movedByPromotion(holder, { id: projectId, name: projectName, derived: options.project === undefined }, env)}give the model another alias (dbt's alias config), or leave it out with --exclude`,
         row?.id ?? null,
       );
     const slugHolder = slugHolders.get(slugOf(tableName));
@@ -1066,8 +1066,22 @@ const SLUG_RULE = 'lowered and with each run of other characters than letters, d
 
 /** `(source, environment, project)` of a table holding a name, its id first when given. */
 /** For this project's table in another environment: how a table gets there (apply never moves one). */
-function movedByPromotion(holder: HeldTable | TableListRow, projectId: string, env: string): string {
-  if ((holder.project ?? null) !== projectId || holder.environmentLabel === env) return '';
+/**
+ * The promotion's advice, where the holder is this project's table of another environment: recorded under this
+ * project's id, or (an id gds derives) under the id gds derived for this dbt project there (`shop@con_dev` while
+ * production plans `shop@con_prod`), which the promotion turns into this one (promotedProject, server side).
+ */
+function movedByPromotion(
+  holder: HeldTable | TableListRow,
+  project: { id: string; name: string; derived: boolean },
+  env: string,
+): string {
+  if (holder.environmentLabel === env || holder.project === null || holder.project === undefined) return '';
+  const ours =
+    holder.project === project.id ||
+    (project.derived &&
+      derivedBefore(holder.project, project.name, holder.environmentLabel, holder.connectorId ?? ''));
+  if (!ours) return '';
   return `a table moves between environments by promotion (gds env promote ${shellWord(holder.id)} --to ${shellWord(env)}), never by apply; `;
 }
 

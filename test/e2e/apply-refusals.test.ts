@@ -7,7 +7,9 @@
 //    that table's failure, with the service's code and exit code; the others are reported written and the
 //    summary is printed;
 //  - two CI jobs of one project: a table the first registers between the second's reads of the environment
-//    and of the names is the model's table (compared with), never "the name is held".
+//    and of the names is the model's table (compared with), never "the name is held";
+//  - the project planned in production while its tables are in dev, under the ids gds derives (shop@con_dev,
+//    shop@con_prod): each model refused naming the promotion, which then makes it the promoted table.
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -286,3 +288,34 @@ describe(
     });
   },
 );
+
+describe('the project planned in production while its tables are in dev', { timeout: 300_000 }, () => {
+  const { context, gds } = shopProject({ applied: true });
+
+  it('each model is refused naming the promotion that moves its table, under the id gds derives (shop@con_…)', async () => {
+    const prod = writeDbtProject(3, {
+      dir: join(context.dir, 'shop-prod'),
+      schema: 'analytics_prod',
+      project: 'shop',
+    });
+    for (const d of (await loadDbtProject(prod, {})).declarations)
+      await context.server.sql(
+        `CREATE TABLE analytics_prod."${d.name}" (${d.columns.map((c) => `"${c.name}" text`).join(', ')})`,
+      );
+    const [held] = await context.server.sql<{ id: string; project: string }>(
+      `SELECT id, project FROM gds.tables WHERE active AND name = 'stg_entity_0'`,
+    );
+    expect(held?.project).toMatch(/^shop@con_/);
+    const plan = await gds(['plan', '--dbt', prod, '--connector', 'warehouse-production', '--json']);
+    const refused = lines(plan.stdout).find((r) => r['table'] === 'stg_entity_0');
+    expect(refused).toMatchObject({ action: 'refused' });
+    expect(refused?.['reason']).toContain(`gds env promote ${held?.id ?? ''} --to production`);
+    // As it says: promoted, the model is planned as its promoted table, no longer refused.
+    const promoted = await gds(['env', 'promote', held?.id ?? '', '--to', 'production', '--json']);
+    expect(promoted.code, promoted.stderr).toBe(0);
+    const again = await gds(['plan', '--dbt', prod, '--connector', 'warehouse-production', '--json']);
+    expect(lines(again.stdout).find((r) => r['table'] === 'stg_entity_0_production')).toMatchObject({
+      action: expect.not.stringMatching(/refused/),
+    });
+  });
+});
