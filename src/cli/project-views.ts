@@ -7,7 +7,7 @@ import type { Output } from './output.js';
 import type { Segment } from './segment.js';
 import { printUnifiedDiff } from './write-preview.js';
 import type { PlannedTable, ProjectPlan } from '../services/project-plan-types.js';
-import type { ApplySummary } from '../services/project-apply.js';
+import type { ApplyAction, ApplySummary } from '../services/project-apply.js';
 import type { ReportedAction, RunSummary } from '../services/project-report.js';
 
 export const projectFlags = {
@@ -268,7 +268,7 @@ export function printAction(out: Output, action: ReportedAction): void {
   // One line each: a reason or a message holding the service's strings (a proof's time) forges no other.
   const what =
     action.outcome === 'failed'
-      ? `failed: ${onOneLine(action.error?.message ?? '')}`
+      ? `failed: ${onOneLine(failedWith(action.error))}`
       : action.outcome === 'unchanged'
         ? `no change${action.reason === undefined ? '' : ` (${onOneLine(action.reason)})`}`
         : `done${version}`;
@@ -278,6 +278,14 @@ export function printAction(out: Output, action: ReportedAction): void {
       : '';
   // The table's name too: a gone table's is the service's (`orders\nForged: …`).
   out.info(`${onOneLine(action.table)}${id}: ${action.step} ${what}${recertification}`);
+}
+
+/** A failed step's message, then what to do when the error says (a 409's promotion): apply prints no other line. */
+function failedWith(error: ApplyAction['error']): string {
+  if (error === undefined) return '';
+  return error.suggestion === undefined
+    ? error.message
+    : `${error.message.replace(/\.$/, '')}. ${error.suggestion}`;
 }
 
 /**

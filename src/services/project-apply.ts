@@ -55,7 +55,8 @@ export interface ApplyAction {
   version?: number;
   /** Why a step wrote nothing, when it is not plain (a CERTIFIED table apply --submit leaves as it is). */
   reason?: string;
-  error?: { exitCode: number; code: string; message: string };
+  /** `suggestion`: what to do, as the command alone would say it (a 409's `gds env promote …`). */
+  error?: { exitCode: number; code: string; message: string; suggestion?: string };
 }
 
 export interface ApplyOptions {
@@ -138,7 +139,12 @@ export async function applyPlan(
       tableId,
       step,
       outcome: 'failed',
-      error: { exitCode: error.exitCode, code: error.code, message: error.message },
+      error: {
+        exitCode: error.exitCode,
+        code: error.code,
+        message: error.message,
+        ...(error.suggestion === undefined ? {} : { suggestion: error.suggestion }),
+      },
     });
     failed.push({ table: table.table, tableId, step, error });
   };

@@ -13,6 +13,10 @@ describe('gds apply: the line of a step', () => {
       { reason: `already submitted since the plan (proof prf_1 of 2026-12-06T04:00:00Z${FORGED}, fresh)` },
     ],
     ['failed', { error: { exitCode: 1, code: 'failed', message: `Refused${FORGED}` } }],
+    [
+      'failed',
+      { error: { exitCode: 6, code: 'name_conflict', message: 'Held.', suggestion: `Promote it${FORGED}` } },
+    ],
   ] as const)('%s: one line, the string whole', async (outcome, extra) => {
     const { out, stderr } = capturedOutput(false);
     printAction(out, { table: 'orders', tableId: 'tbl_1', step: 'submit', outcome, ...extra });

@@ -9,7 +9,9 @@
 //  - two CI jobs of one project: a table the first registers between the second's reads of the environment
 //    and of the names is the model's table (compared with), never "the name is held";
 //  - the project planned in production while its tables are in dev, under the ids gds derives (shop@con_dev,
-//    shop@con_prod): each model refused naming the promotion, which then makes it the promoted table.
+//    shop@con_prod): each model refused naming the promotion, which then makes it the promoted table;
+//  - a table of dev registered with a model's name between production's plan and apply: that table's register
+//    fails with what to do (the promotion) on its line and in its --json record, not "already exists" alone.
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -289,19 +291,25 @@ describe(
   },
 );
 
+/** The same dbt project built in analytics_prod, its relations there: the project as production runs it. */
+async function productionCopy(context: { server: TestServer; dir: string }): Promise<string> {
+  const prod = writeDbtProject(3, {
+    dir: join(context.dir, 'shop-prod'),
+    schema: 'analytics_prod',
+    project: 'shop',
+  });
+  for (const d of (await loadDbtProject(prod, {})).declarations)
+    await context.server.sql(
+      `CREATE TABLE analytics_prod."${d.name}" (${d.columns.map((c) => `"${c.name}" text`).join(', ')})`,
+    );
+  return prod;
+}
+
 describe('the project planned in production while its tables are in dev', { timeout: 300_000 }, () => {
   const { context, gds } = shopProject({ applied: true });
 
   it('each model is refused naming the promotion that moves its table, under the id gds derives (shop@con_…)', async () => {
-    const prod = writeDbtProject(3, {
-      dir: join(context.dir, 'shop-prod'),
-      schema: 'analytics_prod',
-      project: 'shop',
-    });
-    for (const d of (await loadDbtProject(prod, {})).declarations)
-      await context.server.sql(
-        `CREATE TABLE analytics_prod."${d.name}" (${d.columns.map((c) => `"${c.name}" text`).join(', ')})`,
-      );
+    const prod = await productionCopy(context);
     const [held] = await context.server.sql<{ id: string; project: string }>(
       `SELECT id, project FROM gds.tables WHERE active AND name = 'stg_entity_0'`,
     );
@@ -319,3 +327,55 @@ describe('the project planned in production while its tables are in dev', { time
     });
   });
 });
+
+describe.each([
+  { json: false, name: 'int_entity_1' },
+  { json: true, name: 'fct_entity_2' },
+])(
+  'a table of another environment registered with a model’s name between plan and apply (--json: $json)',
+  { timeout: 300_000 },
+  ({ json, name }) => {
+    const { context, gds } = shopProject({ applied: false });
+
+    it('that table’s register fails saying what to do: the promotion', async () => {
+      const prod = await productionCopy(context);
+      const dev = context.server.ready.connectors.find((c) => c.environmentLabel === 'dev')?.id ?? '';
+      let held = '';
+      const proxy = await holdingProxy(context.server.url, {
+        holds: (method, path) => method === 'POST' && path.endsWith('/api/artifacts/batch'),
+        meanwhile: async () => {
+          const response = await context.server.request('POST', '/api/artifacts', {
+            token: context.server.user('ADMIN').cliToken,
+            body: {
+              filename: `${name}.yml`,
+              content: `table: ${name}\nsource: analytics_dev.${name}\ncolumns:\n  - name: id\n`,
+              connectorId: dev,
+            },
+          });
+          held = String(response.body.tableId ?? response.body.governanceId ?? '');
+        },
+      });
+      let result: CliResult;
+      try {
+        const args = ['apply', '--dbt', prod, '--connector', 'warehouse-production', '--yes'];
+        result = await gds(json ? [...args, '--json'] : args, { base: proxy.url });
+      } finally {
+        await proxy.close();
+      }
+      expect(result.code, result.stderr).toBe(6);
+      const promote = `gds env promote ${held} --to production`;
+      if (!json) {
+        const line = `${result.stdout}\n${result.stderr}`
+          .split('\n')
+          .find((l) => l.startsWith(name) && l.includes('failed'));
+        expect(line).toContain(promote);
+        return;
+      }
+      const failed = lines(result.stdout).find((r) => r['table'] === name && r['outcome'] === 'failed');
+      expect(failed?.['error']).toMatchObject({
+        code: 'name_conflict',
+        suggestion: expect.stringContaining(promote),
+      });
+    });
+  },
+);
