@@ -2825,7 +2825,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description A resource with the same name or source exists (`details.existingId` names it: a registration passes it as `replaceId`; for a replacement, `details.replaceId` present, it is another table), or a parallel request stored it first. */
+        /** @description A resource with the same name or source exists (`details.existingId` names it: a registration passes it as `replaceId`, unless `details.replaceable` is false, `details.reason` saying why: a Mode B table, or a table of another environment than the registration's connector, which moves by promotion; for a replacement, `details.replaceId` present, it is another table), or a parallel request stored it first. */
         Conflict: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
