@@ -99,10 +99,11 @@ const indexOfByte = Uint8Array.prototype.indexOf;
  * that escapes the next chunk's first. Nearly every byte of a dbt manifest is inside a string (compiled SQL,
  * descriptions, names): a string's bytes are passed over by indexOf instead of one by one in JavaScript.
  * With the loop that passes over a piece's inside, reading the 2,000-model project takes 20-50 ms less of
- * the main thread's CPU (docs/bench.md, plans at once, twelfth pass).
+ * the main thread's CPU (docs/bench.md, plans at once, twelfth pass). `length` is the chunk's, read once by
+ * the caller: `chunk.length` is a call of V8's TypedArray getter in the code Maglev makes (TurboFan is off while
+ * a plan reads), twice a string, 2.6 million calls a plan of 2,000 models (docs/bench.md, fifty-third session).
  */
-function stringEnd(chunk: Buffer, from: number): number {
-  const length = chunk.length;
+function stringEnd(chunk: Buffer, from: number, length: number): number {
   let i = from;
   const short = from + SHORT_STRING < length ? from + SHORT_STRING : length;
   while (i < short) {
@@ -284,10 +285,9 @@ export class JsonSplitter {
    * compiles this (inlined in `passPiece`) from the first chunks' calls, and a line that had not run by then
    * threw that code away the first time a chunk ended inside a string (see `passPiece`).
    */
-  private skipString(chunk: Buffer, from: number): number {
-    const length = chunk.length;
+  private skipString(chunk: Buffer, from: number, length: number): number {
     // A backslash that ended the last chunk escapes this one's first byte.
-    const end = stringEnd(chunk, from + (this.escaped ? 1 : 0));
+    const end = stringEnd(chunk, from + (this.escaped ? 1 : 0), length);
     this.escaped = end === -2;
     this.inString = end < 0;
     return end >= 0 ? end + 1 : length;
@@ -312,7 +312,7 @@ export class JsonSplitter {
       const inner = chunk[i] as number;
       if (inner === QUOTE) {
         this.inString = true;
-        i = this.skipString(chunk, i + 1) - 1;
+        i = this.skipString(chunk, i + 1, length) - 1;
       } else if (inner === LEFT_BRACE || inner === LEFT_BRACKET) depth += 1;
       else if ((inner === RIGHT_BRACE || inner === RIGHT_BRACKET) && --depth === cut) break;
     }
@@ -326,7 +326,7 @@ export class JsonSplitter {
     // An empty chunk changes nothing (and must not take a pending escape for its own).
     if (length === 0) return;
     const piece = this.piece;
-    for (let i = this.inString ? this.skipString(chunk, 0) : 0; i < length; i += 1) {
+    for (let i = this.inString ? this.skipString(chunk, 0, length) : 0; i < length; i += 1) {
       const byte = chunk[i] as number;
       if (this.notObject) break; // its bytes are only gathered
       if (isSpace(byte)) continue;
@@ -384,7 +384,7 @@ export class JsonSplitter {
       }
       if (byte === QUOTE) {
         this.inString = true;
-        i = this.skipString(chunk, i + 1) - 1;
+        i = this.skipString(chunk, i + 1, length) - 1;
       } else if (byte === LEFT_BRACE || byte === LEFT_BRACKET) this.depth += 1;
     }
     piece.carry(chunk);
