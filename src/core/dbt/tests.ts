@@ -1218,12 +1218,16 @@ function quotedOnNumbersOrBooleans(
   };
 }
 
-/** The kinds of column type no warehouse here compares with one another without a cast or a coercion. */
-type TypeKind = 'number' | 'text' | 'boolean' | 'time';
+/**
+ * The kinds of column type no warehouse here compares with one another without a cast or a coercion. PostgreSQL
+ * compares a date with a timestamp, but neither with a time of day; and money with no other number.
+ */
+type TypeKind = 'number' | 'money' | 'text' | 'boolean' | 'date' | 'time of day';
 
 /** The kind of a column type as catalogs write it (INT64, VARCHAR(16777216), BOOL, TIMESTAMP_NTZ, …), where gds knows it. */
 function typeKind(type: string | undefined): TypeKind | undefined {
   const written = type?.trim() ?? '';
+  if (/^(?:small)?money\b/i.test(written)) return 'money';
   if (NUMBER_TYPE.test(written)) return 'number';
   if (
     /^(?:string|text|varchar|char|character|nvarchar|nchar|varchar2|nvarchar2|bpchar|citext|clob|nclob|ntext|tinytext|mediumtext|longtext)\b/i.test(
@@ -1232,7 +1236,8 @@ function typeKind(type: string | undefined): TypeKind | undefined {
   )
     return 'text';
   if (/^bool(?:ean)?\b/i.test(written)) return 'boolean';
-  if (/^(?:date|time|smalldatetime)/i.test(written)) return 'time';
+  if (/^time(?:tz)?\b/i.test(written)) return 'time of day';
+  if (/^(?:date|time|smalldatetime)/i.test(written)) return 'date';
   return undefined;
 }
 
@@ -1310,7 +1315,7 @@ function rawOfOtherKind(
 ): { refused?: string; warning?: string } | undefined {
   const type = context.columnTypes?.get(column.toLowerCase())?.trim();
   const kind = typeKind(type);
-  if (kind === undefined || kind === 'time') return undefined;
+  if (kind === undefined || kind === 'date' || kind === 'time of day') return undefined;
   const other = literals.map(literalKind).find((k) => k !== undefined && k !== kind);
   if (other === undefined) return undefined;
   const adapter = context.adapter ?? '';
@@ -1322,7 +1327,7 @@ function rawOfOtherKind(
     refused:
       `its column ${column} is ${type ?? ''} and quote: false writes ${literals.join(', ')} as they are: PostgreSQL, where Gate 1 runs, ` +
       `compares no ${kind} with a ${other} without a cast, so the check would fail on every run${alsoDbt}; ` +
-      `write the values as ${kind === 'text' ? 'strings (quote: true)' : `${kind} literals`}`,
+      `write the values as ${kind === 'text' || kind === 'money' ? 'strings (quote: true)' : `${kind} literals`}`,
   };
 }
 

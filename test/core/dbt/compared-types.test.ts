@@ -90,10 +90,32 @@ describe('relationships between columns of different types', () => {
     }
   });
 
-  it('columns of one kind (two number types, two text types) or of an unknown type: mapped, no warning', () => {
+  it('a date or timestamp with a time of day, money with another number: PostgreSQL compares neither, not mapped', () => {
+    // operator does not exist: time without time zone = date; money = numeric.
+    for (const [adapter, child, parent] of [
+      ['postgres', 'date', 'time without time zone'],
+      ['snowflake', 'TIMESTAMP_NTZ', 'TIME'],
+      ['postgres', 'money', 'numeric'],
+    ] as const) {
+      const { declaration } = related(adapter, child, parent);
+      expect(declaration.mappedTests, `${child} ${parent}`).toEqual([]);
+      expect(declaration.notMappedTests).toEqual([
+        {
+          test: expect.stringContaining('relationships') as unknown,
+          reason: expect.stringMatching(
+            new RegExp(`is ${child} and the referenced .* is ${parent}`),
+          ) as unknown,
+        },
+      ]);
+    }
+  });
+
+  it('columns of one kind (two number types, two text types, a date and a timestamp) or of an unknown type: mapped, no warning', () => {
     for (const [adapter, child, parent] of [
       ['bigquery', 'INT64', 'NUMERIC'],
       ['postgres', 'character varying(10)', 'text'],
+      ['postgres', 'date', 'timestamp with time zone'],
+      ['snowflake', 'TIME', 'TIME(9)'],
       ['bigquery', 'INT64', null],
     ] as const) {
       const { declaration, warnings } = related(adapter, child, parent as string);
@@ -154,7 +176,17 @@ describe('accepted_values on a boolean column, and quote: false numbers on a tex
         },
       ]);
     }
+    // money = integer: no such operator either.
+    const money = accepted('postgres', 'money', [1, 2], { quote: false });
+    expect(money.predicates).toEqual([]);
+    expect(money.declaration.notMappedTests).toEqual([
+      {
+        test: expect.stringContaining('accepted_values') as unknown,
+        reason: expect.stringMatching(/is money and quote: false writes 1, 2 .*write the values as strings/),
+      },
+    ]);
     // Quoted, on the text column, or numbers on a number column: mapped.
+    expect(accepted('postgres', 'money', [1, 2]).predicates).toHaveLength(1);
     expect(accepted('postgres', 'text', [1, 2]).predicates).toHaveLength(1);
     expect(accepted('postgres', 'integer', [1, 2], { quote: false }).predicates).toHaveLength(1);
   });
