@@ -1,11 +1,13 @@
 // Ctrl-C (SIGINT) or SIGTERM in the middle of a token refresh would lose the only copy of the new
-// tokens: the service has spent the old refresh token, and gds dies before saving the new one. While a
-// refresh runs, these signals are held: the refresh finishes (for at most SAVE_BOUND_MS) and saves (for at
+// tokens: the service has spent the old refresh token, and gds dies before saving the new one (and in the
+// middle of `tokens issue --save-profile`, leave a live token nobody is told of). While a refresh or an
+// issue runs, these signals are held: the request finishes (for at most SAVE_BOUND_MS) and saves (for at
 // most the bound it gives when its save starts: a keychain write's limit and more), then
 // the signal takes effect as it would have (the command's own Ctrl-C handler, else exit 130 or 143).
 // A second signal, or the bound, ends the wait at once; an unfinished refresh is completed by the next run
 // (refresh.ts records it before calling). A save that waits for another gds's hold on the profile
-// (GDS_LOCK_WAIT_MS, longer than the bound) stops waiting at the signal, and the tokens are shown instead.
+// (GDS_LOCK_WAIT_MS, longer than the bound) stops waiting at the signal, and the tokens are shown instead
+// (a refresh's) or the token to revoke is named (an issue's).
 
 import { debugLog } from './debug-log.js';
 
