@@ -107,7 +107,7 @@ type Outcome =
   | { kind: 'grain'; columns: string[]; severity: Gate1Severity; nulls: NullRows }
   | { kind: 'predicate'; sql: string; warning?: string }
   | { kind: 'pattern'; column: string; regex: string; warning?: string }
-  | { kind: 'reference'; column: string; target: string; warning?: string }
+  | { kind: 'reference'; column: string; target: string }
   | { kind: 'refused'; reason: string };
 
 /**
@@ -229,8 +229,6 @@ export function mapTests(tests: ManifestNode[], context: TestContext): MappedRul
         }
         rules.references.set(outcome.column, outcome.target);
         rules.mapped.push({ test: node.uniqueId, rule: `reference:${outcome.column}` });
-        if (outcome.warning !== undefined)
-          rules.warnings.push({ test: node.uniqueId, warning: outcome.warning });
         break;
       }
       case 'predicate':
@@ -616,16 +614,11 @@ function mapOne(node: ManifestNode, written: ManifestTest, context: TestContext)
       const reference = `${target.schema}.${target.table}.${targetColumn}`;
       if (!/^[A-Za-z_][A-Za-z0-9_$]*\.[A-Za-z_][A-Za-z0-9_$]*\.[A-Za-z_][A-Za-z0-9_$]*$/.test(reference))
         return refused(`the reference ${reference} has a name gds cannot write as schema.table.column`);
-      const types = constraint
+      const otherKinds = constraint
         ? undefined
         : comparedTypes(col.name, reference, target, targetColumn, context);
-      if (types?.refused !== undefined) return refused(types.refused);
-      return {
-        kind: 'reference',
-        column: col.name,
-        target: reference,
-        ...(types?.warning === undefined ? {} : { warning: types.warning }),
-      };
+      if (otherKinds !== undefined) return refused(otherKinds);
+      return { kind: 'reference', column: col.name, target: reference };
     }
     case 'dbt_utils.expression_is_true': {
       const expression = text(kwargs['expression']);
@@ -1254,11 +1247,11 @@ const NO_CROSS_KIND: Readonly<Record<string, string>> = {
 };
 
 /**
- * What a relationships test means where its column and the referenced one are of two kinds (an INT64 child, a
- * STRING parent): dbt's SQL compares them (`child.from_field = parent.to_field`), which errors where the
- * warehouse compares no such pair (refused), and elsewhere compares after coercing one side as the warehouse
- * decides, where Gate 1 compares them in PostgreSQL, which does not (a warning). Undefined: one kind, or a type
- * gds does not know.
+ * Why a relationships test cannot be a Gate 1 reference where its column and the referenced one are of two kinds
+ * (an INT64 child, a STRING parent): dbt's SQL compares them (`child.from_field = parent.to_field`), which
+ * errors where the warehouse compares no such pair, and elsewhere compares after coercing one side, while Gate 1
+ * compares them in PostgreSQL, which has no operator between them. Undefined: one kind, or a type gds does not
+ * know.
  */
 function comparedTypes(
   column: string,
@@ -1266,7 +1259,7 @@ function comparedTypes(
   target: ReferenceTarget,
   targetColumn: string,
   context: TestContext,
-): { refused?: string; warning?: string } | undefined {
+): string | undefined {
   const type = context.columnTypes?.get(column.toLowerCase())?.trim();
   const parentType = target.types?.get(targetColumn.toLowerCase())?.trim();
   const kind = typeKind(type);
@@ -1276,17 +1269,14 @@ function comparedTypes(
   const written = `its column ${column} is ${type ?? ''} and the referenced ${reference} is ${parentType ?? ''}`;
   const why = NO_CROSS_KIND[adapter];
   if (why !== undefined)
-    return {
-      refused: `${written}: on ${adapter} ${why}, so dbt's test errors; give both columns one type (cast one in its model)`,
-    };
+    return `${written}: on ${adapter} ${why}, so dbt's test errors; give both columns one type (cast one in its model)`;
   // dbt's test passes after a coercion here, but Gate 1's reference check (`p.id = r.customer_id`) runs in
   // PostgreSQL, which has no operator between two kinds: that check would fail to run on every gate run.
-  return {
-    refused:
-      `${written}: on ${adapter || 'its adapter'} dbt's test compares them after coercing one to the other's type ` +
-      `(Snowflake a VARCHAR to a NUMBER), but Gate 1 checks the reference in PostgreSQL, which compares no ${kind} ` +
-      `with a ${parentKind} without a cast, so the check would fail on every run; give both columns one type (cast one in its model)`,
-  };
+  return (
+    `${written}: on ${adapter || 'its adapter'} dbt's test compares them after coercing one to the other's type ` +
+    `(Snowflake a VARCHAR to a NUMBER), but Gate 1 checks the reference in PostgreSQL, which compares no ${kind} ` +
+    `with a ${parentKind} without a cast, so the check would fail on every run; give both columns one type (cast one in its model)`
+  );
 }
 
 /** The adapters that never compare a boolean with a string: why, as their documentation says. */
