@@ -454,7 +454,7 @@ function mapOne(node: ManifestNode, written: ManifestTest, context: TestContext)
   const kind = `${test.namespace === undefined ? '' : `${test.namespace}.`}${test.name}`;
   const overriding = node.uniqueId.includes(':constraint:')
     ? undefined
-    : overridingMacro(test.namespace, test.name ?? '', kind, context);
+    : overridingMacro(test, kind, context);
   if (overriding !== undefined)
     return refused(
       `${overriding.dispatch === undefined ? `the project runs its own macro ${overriding.macro}` : `${searchOrder(overriding.dispatch)} runs ${overriding.macro}`} for ${kind} tests, not the one gds maps: gds cannot tell what its SQL checks`,
@@ -818,19 +818,13 @@ interface Override {
  * macro of that name overrides, and each test it maps dispatches its SQL (`adapter.dispatch('test_unique',
  * 'dbt')`, dbt_utils' `'dbt_utils'`, dbt_expectations' `regexp_instr`): see dispatchedTo.
  */
-function overridingMacro(
-  namespace: string | undefined,
-  name: string,
-  kind: string,
-  context: TestContext,
-): Override | undefined {
+function overridingMacro(test: ManifestTest, kind: string, context: TestContext): Override | undefined {
   const macros = context.macros;
   if (macros === undefined || !MAPPED_KINDS.has(kind)) return undefined;
-  if (namespace === undefined) return globalOverride(`test_${name}`, context);
-  const dispatched =
-    kind === 'dbt_expectations.expect_column_values_to_match_regex' ? 'regexp_instr' : undefined;
-  if (namespace === 'dbt_expectations' && dispatched === undefined) return undefined;
-  const macro = dispatched ?? `test_${name}`;
+  if (test.namespace === undefined) return globalOverride(`test_${test.name ?? ''}`, context);
+  const dispatched = testDispatch(test, kind);
+  if (dispatched === undefined) return undefined;
+  const { namespace, macro } = dispatched;
   if (macros.rootProject !== undefined || readOrder(namespace, macros) !== undefined) {
     const found = dispatchedTo(namespace, macro, context);
     return found === undefined || found.pkg === namespace
