@@ -31,7 +31,7 @@ const iso = (value: Date | null) => (value === null ? null : new Date(value).toI
  * one), anyone else the tokens they issued. `userId` keeps one issuer's (another's: OWNER or ADMIN only).
  */
 export async function listIntegrationTokens(
-  ctx: AppContext,
+  q: Queryable,
   caller: SessionCaller,
   options: { userId?: string | undefined; id?: string } = {},
 ): Promise<IntegrationTokenRow[]> {
@@ -39,7 +39,7 @@ export async function listIntegrationTokens(
   if (!admin && options.userId !== undefined && options.userId !== caller.userId)
     requireRole(caller, 'ADMIN', "list another person's integration tokens");
   const issuer = admin ? (options.userId ?? null) : caller.userId;
-  const rows = await ctx.db.query<{
+  const rows = await q.query<{
     id: string;
     name: string;
     client_token_hint: string | null;
@@ -61,9 +61,7 @@ export async function listIntegrationTokens(
       ORDER BY t.created_at DESC, t.id`,
     [
       caller.workspaceId,
-      admin
-        ? visibleTokenEnvironments(caller, await workspaceEnvironments(ctx.db, caller.workspaceId))
-        : null,
+      admin ? visibleTokenEnvironments(caller, await workspaceEnvironments(q, caller.workspaceId)) : null,
       issuer,
       options.id ?? null,
     ],
@@ -124,7 +122,7 @@ export async function revokeIntegrationToken(
     }
     return row.id;
   });
-  const [listed] = await listIntegrationTokens(ctx, caller, { id });
+  const [listed] = await listIntegrationTokens(ctx.db, caller, { id });
   if (!listed) throw new Error(`revoked token ${id} vanished`);
   return listed;
 }
@@ -146,11 +144,11 @@ async function requireTokenEnvironment(
 }
 
 export async function listCliTokens(
-  ctx: AppContext,
+  q: Queryable,
   workspaceId: string,
   filter: { userId?: string; id?: string } = {},
 ): Promise<CliTokenRow[]> {
-  const rows = await ctx.db.query<{
+  const rows = await q.query<{
     id: string;
     name: string | null;
     user_id: string;

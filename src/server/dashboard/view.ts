@@ -387,7 +387,7 @@ export function viewerCaller(viewer: Viewer): SessionCaller {
 
 /** The integration tokens the viewer may see, as `GET /api/integration/tokens` lists them (client token masked). */
 export async function loadTokens(ctx: AppContext, viewer: Viewer): Promise<IntegrationTokenRow[]> {
-  return listIntegrationTokens(ctx, viewerCaller(viewer));
+  return listIntegrationTokens(ctx.db, viewerCaller(viewer));
 }
 
 /** Whether the viewer may revoke the token: its issuer, or an ADMIN and above. */

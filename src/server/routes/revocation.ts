@@ -33,7 +33,7 @@ export function revocationRoutes(app: FastifyInstance, ctx: AppContext): void {
     const caller = requireSession(await callerOf(ctx, request));
     rejectUnknownParams(request.query, ['userId']);
     return {
-      tokens: await listIntegrationTokens(ctx, caller, { userId: stringParam(request.query, 'userId') }),
+      tokens: await listIntegrationTokens(ctx.db, caller, { userId: stringParam(request.query, 'userId') }),
     };
   });
 
@@ -80,19 +80,22 @@ export function revocationRoutes(app: FastifyInstance, ctx: AppContext): void {
     rejectUnknownParams(request.query, ['userId']);
     const userId = stringParam(request.query, 'userId') ?? caller.userId;
     if (userId !== caller.userId) requireRole(caller, 'ADMIN', "list another person's CLI tokens");
-    return { tokens: await listCliTokens(ctx, caller.workspaceId, { userId }) };
+    return { tokens: await listCliTokens(ctx.db, caller.workspaceId, { userId }) };
   });
 
   app.post(
     '/api/cli-tokens/:tokenId/revoke',
     guardBeforeBody(requireSession, async (context, caller, tokenId) => {
-      const [token] = await listCliTokens(context, caller.workspaceId, { id: tokenId, ...revokedBy(caller) });
+      const [token] = await listCliTokens(context.db, caller.workspaceId, {
+        id: tokenId,
+        ...revokedBy(caller),
+      });
       if (!token) throw cliTokenNotFound(tokenId);
     }),
     async (request: FastifyRequest<{ Params: { tokenId: string } }>) => {
       const caller = requireSession(await callerOf(ctx, request));
       await revokeCliToken(ctx, caller, request.params.tokenId, revokedBy(caller).userId);
-      const [token] = await listCliTokens(ctx, caller.workspaceId, { id: request.params.tokenId });
+      const [token] = await listCliTokens(ctx.db, caller.workspaceId, { id: request.params.tokenId });
       return { token };
     },
   );
