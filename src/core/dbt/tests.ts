@@ -1191,6 +1191,10 @@ function quotedOnNumbersOrBooleans(
     return {
       refused: `${written}: on ${adapter} ${why}, so dbt's test errors; set quote: false in the test to compare ${numbers ? 'numbers' : 'booleans (values: [true, false])'}`,
     };
+  if (numbers && adapter === 'snowflake') {
+    const snowflake = onSnowflakeNumber(written, literals);
+    if (snowflake !== 'warn') return snowflake;
+  }
   const agree = numbers
     ? INTEGER_TYPE.test(type) && literals.every((l) => /^'-?(?:0|[1-9][0-9]*)'$/.test(l))
     : literals.every((l) => l === "'true'" || l === "'false'");
@@ -1203,6 +1207,27 @@ function quotedOnNumbersOrBooleans(
         : "a boolean compared with a string may be compared otherwise (Snowflake converts only 'true' and 'false' implicitly), ") +
       `so the gate may pass rows the test fails or fail rows it passes; ${numbers ? 'set quote: false in the test to compare numbers in both' : "write 'true' and 'false', or set quote: false"}`,
   };
+}
+
+/**
+ * Snowflake compares a number with a string by converting the string to a number (its catalog types every
+ * fixed-point column NUMBER, integers too): an integer string is then the integer PostgreSQL reads it as too, so
+ * both agree (undefined); a string that is no number makes Snowflake's conversion fail (Numeric value '…' is not
+ * recognized), so dbt's test errors (refused). A decimal or an exponent is converted to a scale gds does not know
+ * from NUMBER: 'warn', the general warning.
+ */
+function onSnowflakeNumber(
+  written: string,
+  literals: readonly string[],
+): { refused: string } | 'warn' | undefined {
+  const notNumber = literals.find(
+    (l) => !/^'\s*[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:e[+-]?[0-9]+)?\s*'$/i.test(l),
+  );
+  if (notNumber !== undefined)
+    return {
+      refused: `${written}: on snowflake a string compared with a number is converted to a number, and ${notNumber} is none (Numeric value is not recognized), so dbt's test errors; write numbers, or test a text column`,
+    };
+  return literals.every((l) => /^'[+-]?[0-9]+'$/.test(l)) ? undefined : 'warn';
 }
 
 /**

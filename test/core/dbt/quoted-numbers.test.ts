@@ -78,7 +78,7 @@ describe('quoted values on a number column', () => {
 
   it('Snowflake, Databricks: mapped with a warning unless each value is an integer as the column prints it', () => {
     for (const [adapter, type, values] of [
-      ['snowflake', 'NUMBER', [1, 2]],
+      ['snowflake', 'NUMBER', [1.5, 2]],
       ['databricks', 'int', ['01', '2']],
       ['spark', 'decimal(10,2)', [1.5]],
     ] as const) {
@@ -98,6 +98,41 @@ describe('quoted values on a number column', () => {
     }
     // An integer column and integers written as it prints them: a number or a text comparison agree.
     expect(declare('databricks', { status: 'bigint' }, [accepted([1, 2])]).warnings).toEqual([]);
+  });
+
+  it('Snowflake converts a quoted integer to the NUMBER it is compared with, as Gate 1 reads it: mapped, no warning', () => {
+    // Snowflake's catalog types every fixed-point column NUMBER, integers too; its columns' own type NUMBER(38,0).
+    for (const type of ['NUMBER', 'NUMBER(38,0)', 'NUMBER(10,2)', 'FLOAT'])
+      for (const values of [
+        ['1', '2'],
+        [1, 2],
+        ['01', '-3'],
+      ]) {
+        const { declaration, predicates, warnings } = declare('snowflake', { status: type }, [
+          accepted(values),
+        ]);
+        expect(declaration.notMappedTests, `${type} ${values.join()}`).toEqual([]);
+        expect(predicates).toHaveLength(1);
+        expect(warnings, `${type} ${values.join()}`).toEqual([]);
+      }
+  });
+
+  it("Snowflake cannot convert a string that is no number to one: dbt's test errors, so not mapped, saying why", () => {
+    for (const values of [['active', 'closed'], ['1', 'n/a'], ['']]) {
+      const { declaration, predicates, warnings } = declare('snowflake', { status: 'NUMBER' }, [
+        accepted(values),
+      ]);
+      expect(predicates).toEqual([]);
+      expect(warnings).toEqual([]);
+      expect(declaration.notMappedTests).toEqual([
+        {
+          test: expect.stringContaining('accepted_values') as unknown,
+          reason: expect.stringMatching(
+            /its column STATUS is NUMBER and dbt writes each value quoted .*: on snowflake .* is none \(Numeric value is not recognized\), so dbt's test errors/,
+          ) as unknown,
+        },
+      ]);
+    }
   });
 
   it('PostgreSQL, Redshift, DuckDB read a quoted value as the column type, as Gate 1 does: mapped, no warning', () => {
