@@ -191,6 +191,28 @@ describe("dbt_project.yml's dispatch: search orders", () => {
     expect((await plan('sqlserver', [adult], [...UTILS], alone)).notMappedTests).toEqual([]);
   });
 
+  it("an adapter's own package listed (dbt_postgres) is searched only as dbt: its implementation is dbt's, mapped", async () => {
+    // dbt-core keeps dbt_postgres among its internal packages: MacroNamespace.get_from_package finds none of
+    // them by name (PackageNotFoundForMacroError, which dispatch passes over), only under dbt, merged into it.
+    const macros = [...DBT, 'macro.dbt_postgres.postgres__test_unique'];
+    for (const order of ['dbt_postgres, dbt', 'shop, dbt_postgres, dbt']) {
+      const declaration = await plan('postgres', [unique], macros, dispatching(['dbt', order]));
+      expect(declaration.notMappedTests, order).toEqual([]);
+      expect(declaration.mappedTests.map((t) => t.rule)).toEqual(['unique:unique_people_id']);
+    }
+    // A parent adapter's too (dbt-redshift builds on dbt-postgres).
+    const redshift = await plan('redshift', [unique], macros, dispatching(['dbt', 'dbt_postgres, dbt']));
+    expect(redshift.notMappedTests).toEqual([]);
+    // Listed alone, it leaves dbt's test undispatchable, as in dbt, saying why.
+    const alone = await plan('postgres', [unique], macros, dispatching(['dbt', 'shop, dbt_postgres']));
+    expect(alone.mappedTests).toEqual([]);
+    expect(alone.notMappedTests.map((t) => t.reason)).toEqual([
+      expect.stringContaining(
+        "search_order for dbt (shop, dbt_postgres) lists no package implementing test_unique (dbt_postgres: dbt's own, which dispatch searches only as dbt), so dbt's test errors",
+      ),
+    ]);
+  });
+
   it("an empty search order is dbt's default search (get_macro_search_order's [] is falsy): the root project, then the package", async () => {
     const empty = dispatching(['dbt_utils', '']);
     const declaration = await plan('postgres', [adult], UTILS, empty);

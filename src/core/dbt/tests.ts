@@ -885,6 +885,15 @@ const dispatchPrefixes = (adapter: string | undefined): string[] =>
 const isDbtOwn = (pkg: string, adapter: string | undefined): boolean =>
   pkg === 'dbt' || [adapter ?? '', ...(PARENT_ADAPTERS[adapter ?? ''] ?? [])].some((a) => pkg === `dbt_${a}`);
 
+/**
+ * Whether `pkg` is the adapter's plugin package or a parent's (dbt_postgres, dbt_snowflake), which dbt-core keeps
+ * among its internal packages: MacroNamespace.get_from_package finds those only under `dbt` (their macros
+ * merged into dbt's), so a search_order entry naming one finds nothing (PackageNotFoundForMacroError, which
+ * dispatch passes over).
+ */
+const isAdapterPackage = (pkg: string, adapter: string | undefined): boolean =>
+  pkg !== 'dbt' && isDbtOwn(pkg, adapter);
+
 /** The project's search_order for `namespace`, when dbt_project.yml sets one. */
 const dispatchOf = (namespace: string, macros: NonNullable<TestContext['macros']>) => {
   const order = readOrder(namespace, macros);
@@ -935,8 +944,11 @@ function missingImplementation(namespace: string, macro: string, context: TestCo
     (prefix) => definers(`${prefix}__${macro}`, macros.implementations).length > 0,
   );
   if (!held) return undefined;
+  const internal = order.filter((pkg) => isAdapterPackage(pkg, context.adapter));
+  const passedOver =
+    internal.length === 0 ? '' : ` (${internal.join(', ')}: dbt's own, which dispatch searches only as dbt)`;
   return (
-    `dbt_project.yml's dispatch: search_order for ${namespace} (${order.join(', ')}) lists no package implementing ${macro}, ` +
+    `dbt_project.yml's dispatch: search_order for ${namespace} (${order.join(', ')}) lists no package implementing ${macro}${passedOver}, ` +
     `so dbt's test errors (In dispatch: No macro named '${macro}' found within namespace: '${namespace}') and never passes: ` +
     `list the package that implements it (${namespace === 'dbt' ? 'dbt' : namespace}) in the search order`
   );
@@ -946,9 +958,10 @@ function missingImplementation(namespace: string, macro: string, context: TestCo
  * The implementation adapter.dispatch(`macro`, `namespace`) runs, `pkg` its package (`dbt` for dbt's own), or
  * undefined: none found, or the manifest does not tell the root project and no search_order the packages.
  * dbt-core (BaseDatabaseWrapper.dispatch, _get_search_packages) searches the project's `dispatch:`
- * search_order for the namespace (dbt_project.yml) when it sets one, exactly the packages it lists, else the
- * root project, then the namespace's package (`dbt`: dbt's own, MacroNamespace.get_from_package), each package
- * with every prefix in turn: `<adapter>__`, its parent's, then `default__`.
+ * search_order for the namespace (dbt_project.yml) when it sets one, exactly the packages it lists (an adapter's
+ * own package, dbt_postgres, found only as `dbt`: isAdapterPackage), else the root project, then the
+ * namespace's package (`dbt`: dbt's own, MacroNamespace.get_from_package), each package with every prefix in
+ * turn: `<adapter>__`, its parent's, then `default__`.
  */
 function dispatchedTo(
   namespace: string,
@@ -959,7 +972,8 @@ function dispatchedTo(
   if (macros === undefined) return undefined;
   const root = macros.rootProject;
   const order = readOrder(namespace, macros) ?? (root === undefined ? undefined : [root, namespace]);
-  for (const searched of order ?? [])
+  for (const searched of order ?? []) {
+    if (isAdapterPackage(searched, context.adapter)) continue;
     for (const prefix of dispatchPrefixes(context.adapter)) {
       const name = `${prefix}__${macro}`;
       const pkg = definers(name, macros.implementations).find((p) =>
@@ -967,6 +981,7 @@ function dispatchedTo(
       );
       if (pkg !== undefined) return { pkg: searched === 'dbt' ? 'dbt' : pkg, macro: `macro.${pkg}.${name}` };
     }
+  }
   return undefined;
 }
 
