@@ -129,7 +129,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       await this.out?.flush();
     } catch (failure) {
       if (pagerClosed(failure)) return super.finally(error);
-      const cliError = toCliError(failure, 'See `gds --help`.');
+      const cliError = this.endingFailure(toCliError(failure, 'See `gds --help`.'));
       this.out.error(redactError(cliError, this.argv));
       process.exitCode = cliError.exitCode;
     }
@@ -142,14 +142,24 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   override async catch(error: Error): Promise<never> {
     if (isOclifExit(error)) throw error;
     if (pagerClosed(error)) this.exit(ExitCode.Ok);
-    const failure = toCliError(error, `See \`${this.config.bin} ${this.commandWords()} --help\`.`, {
-      flagNames: Object.keys({ ...this.ctor.baseFlags, ...this.ctor.flags }),
-      argv: this.argv,
-    });
+    const failure = this.endingFailure(
+      toCliError(error, `See \`${this.config.bin} ${this.commandWords()} --help\`.`, {
+        flagNames: Object.keys({ ...this.ctor.baseFlags, ...this.ctor.flags }),
+        argv: this.argv,
+      }),
+    );
     (this.out ?? new Output({ json: jsonRequested(this.argv) || shapingRequested(this.argv) })).error(
       redactError(failure, this.argv),
     );
     this.exit(failure.exitCode);
+  }
+
+  /**
+   * The failure as the command ends with it, whether thrown by run() or met writing the output (a --jq filter
+   * failing on a record): a command whose exit codes answer a question (gate diff) renumbers it here.
+   */
+  protected endingFailure(failure: CliError): CliError {
+    return failure;
   }
 
   /** A command line for the person to paste, carrying the --profile/--base they gave (paste-command.ts). */

@@ -262,6 +262,22 @@ describe('gds gate diff exits 1 for a difference only', () => {
     expect(r.stdout).toBe('');
     expect(jsonLines(r.stderr)).toMatchObject([{ error: { code: 'config_not_regular_file' } }]);
   });
+
+  it('a --jq filter failing on the answer of two identical files ends with 2, not 1', async () => {
+    const r = await runInProcess([
+      'gate',
+      'diff',
+      '-f',
+      file('same.yml'),
+      '--against',
+      file('before.yml'),
+      '--jq',
+      '.identical | error',
+    ]);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(jsonLines(r.stderr)).toMatchObject([{ error: { code: 'jq_failed' } }]);
+  });
 });
 
 describe('gds gate diff <table> without -f or --from', () => {

@@ -2,7 +2,6 @@ import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
 import { tableEnvFlag } from '../../cli/governance-flags.js';
 import { CliError, ExitCode } from '../../core/errors.js';
-import { toCliError } from '../../cli/errors.js';
 import { readGate1Text } from '../../io/input.js';
 import { shellWord } from '../../core/shell-word.js';
 import { printUnifiedDiff } from '../../cli/write-preview.js';
@@ -145,23 +144,16 @@ export default class GateDiff extends ApiCommand<typeof GateDiff> {
   }
 
   /** Exit 1 means "different" and nothing else: a failure other commands end with 1 (a status gds has no code
-   *  for, a config file it cannot use, a bug) ends gate diff with 2, as diff(1)'s "trouble". */
-  override async catch(error: Error): Promise<never> {
-    const code = (error as { code?: unknown }).code;
-    if (code === 'EEXIT' || code === 'pager_closed') return super.catch(error);
-    const failure = toCliError(error, 'See `gds gate diff --help`.', {
-      flagNames: Object.keys({ ...GateDiff.baseFlags, ...GateDiff.flags }),
-      argv: this.argv,
+   *  for, a config file it cannot use, a --jq filter failing on the answer, a bug) ends gate diff with 2, as
+   *  diff(1)'s "trouble". */
+  protected override endingFailure(failure: CliError): CliError {
+    if (failure.exitCode !== ExitCode.Failure) return failure;
+    return new CliError(failure.message, {
+      exitCode: ExitCode.Usage,
+      code: failure.code,
+      ...(failure.suggestion === undefined ? {} : { suggestion: failure.suggestion }),
+      details: failure.details,
     });
-    if (failure.exitCode !== ExitCode.Failure) return super.catch(failure);
-    return super.catch(
-      new CliError(failure.message, {
-        exitCode: ExitCode.Usage,
-        code: failure.code,
-        ...(failure.suggestion === undefined ? {} : { suggestion: failure.suggestion }),
-        details: failure.details,
-      }),
-    );
   }
 
   private async diffLocally(before: DiffSide, after: DiffSide, semantic: boolean): Promise<GateDiffResult> {
