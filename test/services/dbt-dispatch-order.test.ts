@@ -55,12 +55,23 @@ describe("dbt_project.yml's dispatch: search orders", () => {
     if (dir !== undefined) await rm(dir, { recursive: true, force: true });
   });
 
-  /** The project on `adapter`, its manifest defining `macros`, its dbt_project.yml `project` (none: undefined). */
-  async function plan(adapter: string, tests: Entry[], macros: string[], project: string | undefined) {
+  /**
+   * The project on `adapter`, its manifest defining `macros` (an id, or an id and its SQL), its dbt_project.yml
+   * `project` (none: undefined).
+   */
+  async function plan(
+    adapter: string,
+    tests: Entry[],
+    macros: Array<string | [string, string]>,
+    project: string | undefined,
+  ) {
     const m = manifest(people, ...tests);
     (m['metadata'] as Entry)['adapter_type'] = adapter;
     m['macros'] = Object.fromEntries(
-      macros.map((id) => [id, { unique_id: id, macro_sql: '', depends_on: { macros: [] } }]),
+      macros.map((macro) => {
+        const [id, sql] = typeof macro === 'string' ? [macro, ''] : macro;
+        return [id, { unique_id: id, macro_sql: sql, depends_on: { macros: [] } }];
+      }),
     );
     await writeFile(join(dir, 'target', 'manifest.json'), JSON.stringify(m));
     await rm(join(dir, 'dbt_project.yml'), { force: true });
@@ -211,6 +222,81 @@ describe("dbt_project.yml's dispatch: search orders", () => {
         "search_order for dbt (shop, dbt_postgres) lists no package implementing test_unique (dbt_postgres: dbt's own, which dispatch searches only as dbt), so dbt's test errors",
       ),
     ]);
+  });
+
+  it("a type macro the test's SQL calls that the search order dispatches to nothing: dbt's test errors, so not mapped", async () => {
+    // dbt_utils' not_null_proportion divides by cast(count(*) as {{ dbt.type_numeric() }}), which dbt dispatches
+    // in its own namespace (adapter.dispatch('type_numeric', 'dbt')).
+    const present = genericTest(
+      'not_null_proportion',
+      'model.shop.people',
+      { at_least: 0.9 },
+      { column: 'name', namespace: 'dbt_utils' },
+    );
+    const proportion: Array<string | [string, string]> = [
+      'macro.dbt_utils.test_not_null_proportion',
+      [
+        'macro.dbt_utils.default__test_not_null_proportion',
+        'select sum(case when {{ column_name }} is null then 0 else 1 end) / cast(count(*) as {{ dbt.type_numeric() }}) as not_null_proportion from {{ model }}',
+      ],
+      'macro.dbt.type_numeric',
+      ['macro.dbt.default__type_numeric', '{{ return(api.Column.numeric_type("numeric", 28, 6)) }}'],
+    ];
+    const none = await plan('postgres', [present], proportion, dispatching(['dbt', 'shop, audit']));
+    expect(none.mappedTests).toEqual([]);
+    expect(none.notMappedTests.map((t) => t.reason)).toEqual([
+      expect.stringContaining(
+        "its SQL calls dbt.type_numeric(), dispatched in dbt: dbt_project.yml's dispatch: search_order for dbt (shop, audit) lists no package implementing type_numeric, so dbt's test errors (In dispatch: No macro named 'type_numeric' found within namespace: 'dbt')",
+      ),
+    ]);
+    // dbt listed, or no search order: dbt's default__type_numeric, mapped.
+    for (const project of [dispatching(['dbt', 'shop, dbt']), 'name: shop\n'])
+      expect((await plan('postgres', [present], proportion, project)).mappedTests).toHaveLength(1);
+
+    // dbt_expectations' be_in_set casts its values with dbt_utils.type_string() (before dbt 1.2), dispatched in
+    // dbt_utils.
+    const inSet = genericTest(
+      'expect_column_values_to_be_in_set',
+      'model.shop.people',
+      { value_set: ['a'] },
+      { column: 'name', namespace: 'dbt_expectations' },
+    );
+    const typed: Array<string | [string, string]> = [
+      [
+        'macro.dbt_expectations.test_expect_column_values_to_be_in_set',
+        "select cast('{{ value }}' as {{ dbt_utils.type_string() }}) as value_field",
+      ],
+      'macro.dbt_utils.type_string',
+      'macro.dbt_utils.default__type_string',
+    ];
+    const unlisted = await plan('postgres', [inSet], typed, dispatching(['dbt_utils', 'shop']));
+    expect(unlisted.notMappedTests.map((t) => t.reason)).toEqual([
+      expect.stringContaining(
+        "its SQL calls dbt_utils.type_string(), dispatched in dbt_utils: dbt_project.yml's dispatch: search_order for dbt_utils (shop) lists no package implementing type_string",
+      ),
+    ]);
+    expect((await plan('postgres', [inSet], typed, 'name: shop\n')).notMappedTests).toEqual([]);
+  });
+
+  it("a where: whose get_where_subquery the search order for dbt dispatches to nothing: dbt's test errors, so not mapped", async () => {
+    const where = genericTest(
+      'expression_is_true',
+      'model.shop.people',
+      { expression: 'age >= 18' },
+      { namespace: 'dbt_utils', config: { where: 'age is not null' } },
+    );
+    const declaration = await plan(
+      'postgres',
+      [where],
+      [...UTILS, ...DBT],
+      dispatching(['dbt', 'shop, audit']),
+    );
+    expect(declaration.notMappedTests.map((t) => t.reason)).toEqual([
+      expect.stringContaining(
+        "its where: condition is applied by dbt's get_where_subquery: dbt_project.yml's dispatch: search_order for dbt (shop, audit) lists no package implementing get_where_subquery",
+      ),
+    ]);
+    expect((await plan('postgres', [where], [...UTILS, ...DBT], 'name: shop\n')).mappedTests).toHaveLength(1);
   });
 
   it("an empty search order is dbt's default search (get_macro_search_order's [] is falsy): the root project, then the package", async () => {

@@ -225,6 +225,13 @@ export interface Manifest {
    */
   testImplementations: ReadonlySet<string>;
   /**
+   * The cross-database type macros a test's macro calls (`dbt.type_numeric`, dbt_expectations' be_in_set
+   * `dbt.type_string` or, before dbt 1.2, `dbt_utils.type_string`), as `namespace.macro`, by the calling macro as
+   * `package.macro` (`dbt_utils.default__test_not_null_proportion`); only macros that call one. Each is
+   * dispatched in its namespace, so a `dispatch:` search order may leave it no implementation (tests.ts).
+   */
+  typeMacroCalls: ReadonlyMap<string, readonly string[]>;
+  /**
    * How dbt_expectations' `postgres__regexp_instr` (its macro_sql, which every manifest of a project using the
    * package holds) treats a value its regex does not match: `coalesce` (0.8.4 and later: it counts 0 matches, so
    * expect_column_values_to_match_regex fails a NULL and an unmatched value), `null` (before: array_length of no
@@ -313,6 +320,7 @@ export class ManifestReader {
   private readonly macros = new Map<string, { sql: string; dependsOn: string[] }>();
   private readonly testMacros = new Set<string>();
   private readonly testImplementations = new Set<string>();
+  private readonly typeMacroCalls = new Map<string, string[]>();
   private readonly disabledSchemas = new Set<string>();
   private postgresRegexpInstr: 'coalesce' | 'null' | undefined;
   private notNullProportionCast: 'numeric' | 'type_numeric' | 'other' | undefined;
@@ -370,11 +378,16 @@ export class ManifestReader {
       const generic = /^macro\.([^.]+)\.test_(.+)$/.exec(id);
       if (generic !== null) this.testMacros.add(this.same(`${generic[1] ?? ''}.${generic[2] ?? ''}`));
       const implementation =
-        /^macro\.([^.]+)\.((?:[a-z0-9_]+__)?(?:test_.+|regexp_instr|get_where_subquery|type_numeric))$/.exec(
+        /^macro\.([^.]+)\.((?:[a-z0-9_]+__)?(?:test_.+|regexp_instr|get_where_subquery|type_[a-z0-9_]+))$/.exec(
           id,
         );
       if (implementation !== null)
         this.testImplementations.add(`${implementation[1] ?? ''}.${implementation[2] ?? ''}`);
+      if (implementation?.[2]?.includes('test_') === true) {
+        const calls = typeCalls(text(raw['macro_sql']) ?? '');
+        if (calls.length > 0)
+          this.typeMacroCalls.set(`${implementation[1] ?? ''}.${implementation[2]}`, calls);
+      }
       if (id === 'macro.dbt_expectations.postgres__regexp_instr')
         this.postgresRegexpInstr = /\bcoalesce\s*\(/i.test(text(raw['macro_sql']) ?? '')
           ? 'coalesce'
@@ -425,6 +438,7 @@ export class ManifestReader {
       macros: this.macros,
       testMacros: this.testMacros,
       testImplementations: this.testImplementations,
+      typeMacroCalls: this.typeMacroCalls,
       ...(this.postgresRegexpInstr === undefined ? {} : { postgresRegexpInstr: this.postgresRegexpInstr }),
       ...(this.notNullProportionCast === undefined
         ? {}
@@ -438,6 +452,12 @@ export class ManifestReader {
       ...(this.disabledSchemas.size === 0 ? {} : { disabledSchemas: this.disabledSchemas }),
     };
   }
+}
+
+/** The cross-database type macros (`dbt.type_numeric()`, `dbt_utils.type_string()`) a macro's SQL calls, once each. */
+function typeCalls(sql: string): string[] {
+  const calls = [...sql.matchAll(/\b(dbt|dbt_utils)\.(type_[a-z0-9_]+)\s*\(/g)].map((m) => `${m[1]}.${m[2]}`);
+  return [...new Set(calls)];
 }
 
 /** What dbt_utils' not_null_proportion divides its count by, read from its macro's SQL (Manifest.notNullProportionCast). */

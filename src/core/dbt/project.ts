@@ -474,6 +474,7 @@ class ProjectReader {
       writtenByFusion: writtenByFusion(this.manifest.dbtVersion),
       macros: {
         implementations: this.manifest.testImplementations,
+        typeCalls: this.manifest.typeMacroCalls,
         ...(this.manifest.projectName === undefined ? {} : { rootProject: this.manifest.projectName }),
         ...(this.artifacts.dispatch === undefined ? {} : { dispatch: this.artifacts.dispatch }),
       },

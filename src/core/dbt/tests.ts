@@ -71,6 +71,8 @@ export interface TestContext {
     rootProject?: string;
     /** The project's `dispatch:` search orders (dbt_project.yml), by macro namespace. */
     dispatch?: ReadonlyMap<string, readonly string[]>;
+    /** The cross-database type macros each test macro calls (Manifest.typeMacroCalls). */
+    typeCalls?: ReadonlyMap<string, readonly string[]>;
   };
 }
 
@@ -459,7 +461,10 @@ function mapOne(node: ManifestNode, written: ManifestTest, context: TestContext)
     return refused(
       `${overriding.dispatch === undefined ? `the project runs its own macro ${overriding.macro}` : `${searchOrder(overriding.dispatch)} runs ${overriding.macro}`} for ${kind} tests, not the one gds maps: gds cannot tell what its SQL checks`,
     );
-  const undispatched = overriding === undefined ? undispatchable(test, kind, context) : undefined;
+  const undispatched =
+    overriding === undefined
+      ? (undispatchable(test, kind, context) ?? untypable(test, kind, context))
+      : undefined;
   if (undispatched !== undefined) return refused(undispatched);
   const where = test.where;
   const whereMacro =
@@ -470,6 +475,12 @@ function mapOne(node: ManifestNode, written: ManifestTest, context: TestContext)
     return refused(
       `its where: condition is applied by ${whereMacro.dispatch === undefined ? `the project's own macro ${whereMacro.macro}` : `${whereMacro.macro}, which ${searchOrder(whereMacro.dispatch)} runs`}, not dbt's (select * from the table where …): gds cannot tell which rows it tests`,
     );
+  const whereUndispatched =
+    where === undefined || !MAPPED_KINDS.has(kind)
+      ? undefined
+      : missingImplementation('dbt', 'get_where_subquery', context);
+  if (whereUndispatched !== undefined)
+    return refused(`its where: condition is applied by dbt's get_where_subquery: ${whereUndispatched}`);
   if (where !== undefined && JINJA.test(where))
     return refused(`its where: condition is a Jinja template (${where}), not a plain SQL condition`);
   const kwargs = test.kwargs;
@@ -928,6 +939,25 @@ function undispatchable(test: ManifestTest, kind: string, context: TestContext):
   return dispatched === undefined
     ? undefined
     : missingImplementation(dispatched.namespace, dispatched.macro, context);
+}
+
+/**
+ * Why dbt's test errors where its macro calls a cross-database type macro (not_null_proportion's
+ * `dbt.type_numeric()`, be_in_set's `dbt.type_string()`) that the project's search_order for that macro's
+ * namespace dispatches to nothing (missingImplementation). The macros read are the test's own package's, the
+ * ones gds maps (another package's that dbt runs instead unmaps the test already: overridingMacro).
+ */
+function untypable(test: ManifestTest, kind: string, context: TestContext): string | undefined {
+  const calls = context.macros?.typeCalls;
+  if (calls === undefined || !MAPPED_KINDS.has(kind) || test.name === undefined) return undefined;
+  const pkg = test.namespace ?? 'dbt';
+  for (const caller of [`${pkg}.test_${test.name}`, `${pkg}.default__test_${test.name}`])
+    for (const call of calls.get(caller) ?? []) {
+      const [namespace = '', macro = ''] = call.split('.');
+      const why = missingImplementation(namespace, macro, context);
+      if (why !== undefined) return `its SQL calls ${call}(), dispatched in ${namespace}: ${why}`;
+    }
+  return undefined;
 }
 
 /**
