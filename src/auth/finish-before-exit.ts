@@ -7,7 +7,9 @@
 // A second signal, or the bound, ends the wait at once; an unfinished refresh is completed by the next run
 // (refresh.ts records it before calling). A save that waits for another gds's hold on the profile
 // (GDS_LOCK_WAIT_MS, longer than the bound) stops waiting at the signal, and the tokens are shown instead
-// (a refresh's) or the token to revoke is named (an issue's).
+// (a refresh's) or the token to revoke is named (an issue's). A request still unanswered when the bound ends
+// is said as such before the exit (the service may have issued or spent a token gds never heard of); a save
+// that did finish is said, as without the signal, before the exit.
 
 import { debugLog } from './debug-log.js';
 
@@ -20,19 +22,29 @@ export const SAVE_BOUND_MS = 2_000;
 
 type Listener = (...args: unknown[]) => void;
 
+/** What finishBeforeExit says, before gds exits by a held signal, of the work it held the signal for. */
+export interface HeldWorkSay<T> {
+  /** What `work` failed with (that failure is the interruption's message). */
+  failure?: (error: unknown) => void;
+  /** `work` had not said it was saving when the wait ended: its request was still out, its answer unknown. */
+  unanswered?: (signal: NodeJS.Signals) => void;
+  /** What `work` did: it finished (saved) before the exit. */
+  done?: (result: T) => void;
+}
+
 /**
  * Runs `work` with SIGINT and SIGTERM held (see above). `work` calls `saving(ms)` when it has the new tokens
  * and starts saving them: a held signal then waits `ms` more for the save, however long the answer took, as
  * a save may wait out a keychain that does not answer (GDS_KEYCHAIN_TIMEOUT_MS) before it falls back to the
  * file; a bound shorter than that would end gds before that fallback, and lose the tokens. `interrupted` is
  * aborted (its reason: the signal's name) when a signal is held: a wait longer than the bound (another gds's
- * lock on the profile) ends then, and `work` shows the tokens it could not save instead. `sayFailure` says
- * what `work` failed with after a signal came (that failure is the interruption's message), before the exit.
+ * lock on the profile) ends then, and `work` shows the tokens it could not save instead. `say` says what became
+ * of `work` after a signal came (HeldWorkSay), before the exit.
  */
 export async function finishBeforeExit<T>(
   work: (saving: (ms: number) => void, interrupted: AbortSignal) => Promise<T>,
   boundMs = SAVE_BOUND_MS,
-  sayFailure?: (error: unknown) => void,
+  say: HeldWorkSay<T> = {},
 ): Promise<T> {
   const previous = new Map(
     HELD_SIGNALS.map((signal) => [signal, process.rawListeners(signal) as Listener[]]),
@@ -42,6 +54,7 @@ export async function finishBeforeExit<T>(
   let restored = false;
   let saveBoundMs: number | undefined;
   let failureSaid = false;
+  let settled = false;
   const interrupted = new AbortController();
 
   const restore = () => {
@@ -55,6 +68,10 @@ export async function finishBeforeExit<T>(
   };
   const deliver = (signal: HeldSignal) => {
     restore();
+    if (!settled && saveBoundMs === undefined && say.unanswered !== undefined) {
+      say.unanswered(signal);
+      failureSaid = true;
+    }
     // Ctrl-C goes to the command's own handler (it says "Interrupted" and exits 130). Not SIGTERM: its
     // only listener may be signal-exit's (proper-lockfile), which would kill the process by the signal
     // again instead of letting it exit 143.
@@ -83,10 +100,14 @@ export async function finishBeforeExit<T>(
     process.on(signal, hold);
   }
   try {
-    return await work(saving, interrupted.signal);
+    const result = await work(saving, interrupted.signal);
+    settled = true;
+    if (caught !== undefined) say.done?.(result);
+    return result;
   } catch (error) {
-    if (caught !== undefined && sayFailure !== undefined) {
-      sayFailure(error);
+    settled = true;
+    if (caught !== undefined && say.failure !== undefined) {
+      say.failure(error);
       failureSaid = true;
     }
     throw error;

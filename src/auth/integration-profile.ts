@@ -2,6 +2,7 @@
 // profile (secrets in the keychain or the 0600 file, like any profile), from which it renews itself
 // (refresh.ts). Nothing is stored without the flag.
 import { CliError, ExitCode } from '../core/errors.js';
+import { stripControlCharacters } from '../core/terminal-text.js';
 import type { TokenBundle } from '../contract/types.js';
 import type { Env, IntegrationProfile, Profile } from './config.js';
 import { checkProfileName, loadConfig } from './config.js';
@@ -38,6 +39,8 @@ export interface SaveIntegrationOptions {
    * command's own error handling): why the tokens were not saved, and what became of them.
    */
   sayFailure?: (error: unknown) => void;
+  /** The name the token is issued under (an issue): said when a signal ends gds before the service answered. */
+  issuing?: string;
   env?: Env;
   warn?: (message: string) => void;
 }
@@ -60,7 +63,10 @@ export interface SavedIntegration<T> {
 export async function saveIntegrationTokens<T extends ObtainedIntegrationTokens>(
   profileName: string,
   obtain: () => Promise<T>,
-  options: SaveIntegrationOptions,
+  options: SaveIntegrationOptions & {
+    /** Says the save, as the command does once it returns, when a Ctrl-C or SIGTERM then ends gds at once. */
+    saySaved?: (saved: SavedIntegration<T>) => void;
+  },
 ): Promise<SavedIntegration<T>> {
   const name = checkProfileName(profileName);
   const config = await loadConfig(options);
@@ -80,10 +86,45 @@ export async function saveIntegrationTokens<T extends ObtainedIntegrationTokens>
   // The answer is the only place its tokens are (a refresh token given is spent; an issued token is live on the
   // service): they are saved, or shown (a refresh) or named to revoke (an issue), before a Ctrl-C or SIGTERM ends
   // gds. The signal waits for a save under way, not for another gds's hold on the profile (GDS_LOCK_WAIT_MS).
+  // A request still out when that wait ends leaves its answer unknown: said, with what to look for.
   return finishBeforeExit(
     (saving, interrupted) => obtainAndSave(name, existing, obtain, options, { saving, interrupted }),
     undefined,
-    options.sayFailure,
+    {
+      failure: options.sayFailure,
+      unanswered: (signal) => options.sayFailure?.(unanswered(name, signal, options)),
+      done: options.saySaved,
+    },
+  );
+}
+
+/**
+ * A Ctrl-C or SIGTERM ended gds while the request was out, its answer not come within the bound: the service may
+ * have issued a token (its id unknown) or spent the refresh token given, and nothing was saved.
+ */
+function unanswered(name: string, signal: NodeJS.Signals, options: SaveIntegrationOptions): CliError {
+  const interrupted = `Interrupted${signal === 'SIGTERM' ? ' (SIGTERM)' : ''} before the service answered`;
+  if (options.issuing === undefined) {
+    return new CliError(
+      `${interrupted}: it may have spent the refresh token you gave. No new tokens were saved in profile ${name}.`,
+      {
+        exitCode: ExitCode.Interrupted,
+        code: 'interrupted',
+        suggestion:
+          'Present it again (the service answers it again with the same new tokens within its reuse grace): ' +
+          `printf %s "$REFRESH_TOKEN" | gds tokens refresh --save-profile ${name}${options.force ? ' --force' : ''}. ` +
+          'If it is refused, issue a new token.',
+      },
+    );
+  }
+  return new CliError(
+    `${interrupted}: it may have issued the token "${stripControlCharacters(options.issuing)}", which was not saved in profile ${name}, ` +
+      'and whose id gds did not learn.',
+    {
+      exitCode: ExitCode.Interrupted,
+      code: 'interrupted',
+      suggestion: `Look for it with gds tokens list, and end it with gds tokens revoke <id>.`,
+    },
   );
 }
 

@@ -11,6 +11,7 @@ import {
   tokenExpiries,
 } from '../../cli/token-bundle.js';
 import { resolveTableIds } from '../../services/table-ref.js';
+import type { SavedIntegration } from '../../auth/integration-profile.js';
 import { saveIntegrationTokens } from '../../auth/integration-profile.js';
 import { CliError } from '../../core/errors.js';
 import { redactError } from '../../cli/secrets.js';
@@ -27,7 +28,8 @@ export default class TokensIssue extends ApiCommand<typeof TokensIssue> {
     'API refuses, is still shown once for revocation scripts), and --profile <name> then calls with the token, ' +
     'renewing it as it expires. When they cannot be saved there (another gds at work on the profile, say), gds ' +
     'names the token to revoke, and shows no tokens; so does a Ctrl-C or SIGTERM while the save waits for that ' +
-    'other gds (then exit 130 or 143).';
+    'other gds (then exit 130 or 143). One while the request is out waits up to 2 s for the answer, saved and said ' +
+    'before the exit; unanswered by then, gds says the token may have been issued (look for it: gds tokens list).';
   static override examples = [
     '<%= config.bin %> tokens issue --name nightly-load --env production --table t_42:read,write --table t_43:read',
     "<%= config.bin %> tokens issue --name audit-export --env '*' --scope workspace:read:audit --json | jq -r .tokens.refreshToken",
@@ -103,13 +105,20 @@ export default class TokensIssue extends ApiCommand<typeof TokensIssue> {
       },
       {
         force: this.flags.force,
-        // A Ctrl-C or SIGTERM while the save waited: the token not saved, named to revoke; then exit 130 or 143.
+        issuing: this.flags.name,
+        // A Ctrl-C or SIGTERM while the save waited, or before the service answered: the token not saved, named
+        // to revoke (or to look for); then exit 130 or 143. Saved before the exit: said as without the signal.
         sayFailure: (error) => {
           if (error instanceof CliError) this.out.error(redactError(error, this.argv));
         },
+        saySaved: (done) => this.printSaved(done),
         warn: (message) => this.out.warn(message),
       },
     );
+    this.printSaved(saved);
+  }
+
+  private printSaved(saved: SavedIntegration<{ issued: IssuedToken }>): void {
     const { issued } = saved.obtained;
     if (this.out.json) {
       this.out.record({

@@ -15,6 +15,7 @@ import { CliError, ExitCode } from '../../core/errors.js';
 import { redactError } from '../../cli/secrets.js';
 import { addRunSecret } from '../../core/redact.js';
 import { finishBeforeExit } from '../../auth/finish-before-exit.js';
+import type { SavedIntegration } from '../../auth/integration-profile.js';
 import { saveIntegrationTokens } from '../../auth/integration-profile.js';
 
 export default class TokensRefresh extends ApiCommand<typeof TokensRefresh> {
@@ -27,7 +28,9 @@ export default class TokensRefresh extends ApiCommand<typeof TokensRefresh> {
     'is sent. The new tokens are shown once: gds does not store them, unless --save-profile <name> says to store ' +
     'them in that profile (then they are not shown, and --profile <name> renews them as they expire; when they ' +
     'cannot be saved there, they are shown as without it and gds exits 1, so they are not lost; a Ctrl-C or ' +
-    'SIGTERM while the save waits for another gds at work on that profile shows them too, then exits 130 or 143).';
+    'SIGTERM while the save waits for another gds at work on that profile shows them too, then exits 130 or 143; ' +
+    'one while the request is out waits up to 2 s for the answer, saved and said before the exit, or says the ' +
+    'refresh token given may be spent).';
   static override examples = [
     'printf %s "$REFRESH_TOKEN" | <%= config.bin %> tokens refresh',
     '<%= config.bin %> tokens refresh --refresh-token - --json < refresh-token.txt | jq -r .tokens.accessToken',
@@ -66,24 +69,16 @@ export default class TokensRefresh extends ApiCommand<typeof TokensRefresh> {
           force: this.flags.force,
           onlyCopy: true,
           showUnsaved: ({ tokens }) => this.show(tokens),
-          // A Ctrl-C or SIGTERM while the save waited: why the tokens shown were not saved, then exit 130 or 143.
+          // A Ctrl-C or SIGTERM while the save waited, or before the service answered: why the tokens were not
+          // saved, then exit 130 or 143. Saved before the exit: said as without the signal.
           sayFailure: (error) => {
             if (error instanceof CliError) this.out.error(redactError(error, this.argv));
           },
+          saySaved: (done) => this.printSaved(done),
           warn: (message) => this.out.warn(message),
         },
       );
-      const { tokens } = saved.obtained;
-      if (this.out.json) {
-        this.out.record({
-          tokens: tokenExpiries(tokens),
-          profile: saved.saved.name,
-          storage: saved.saved.storage,
-        });
-        return;
-      }
-      this.out.success('Refreshed. The refresh token you gave is spent.');
-      printSavedTokens(this.out, saved, tokens);
+      this.printSaved(saved);
       return;
     }
     // The new tokens exist nowhere else once the service spent the one given: a Ctrl-C or SIGTERM while the
@@ -93,6 +88,20 @@ export default class TokensRefresh extends ApiCommand<typeof TokensRefresh> {
       if (!this.out.json) this.out.success('Refreshed. The refresh token you gave is spent.');
       this.show(refreshed.tokens);
     });
+  }
+
+  private printSaved(saved: SavedIntegration<{ tokens: TokenBundle }>): void {
+    const { tokens } = saved.obtained;
+    if (this.out.json) {
+      this.out.record({
+        tokens: tokenExpiries(tokens),
+        profile: saved.saved.name,
+        storage: saved.saved.storage,
+      });
+      return;
+    }
+    this.out.success('Refreshed. The refresh token you gave is spent.');
+    printSavedTokens(this.out, saved, tokens);
   }
 
   /** The new tokens, whole: on stdout, as the one record `{tokens}` under --json. */

@@ -1,0 +1,206 @@
+// `gds tokens issue --save-profile ci` and `gds tokens refresh --save-profile ci`, a SIGTERM (a cancelled CI job) or
+// a Ctrl-C while their own request is out, before any wait for ci's lock. The signal is held (at most 2 s) for the
+// answer. An answer that came in that time was saved into ci, but gds then exited by the signal saying nothing of
+// it (SIGTERM) or only "Interrupted." (Ctrl-C): now the save is said as without the signal (the token's id, the
+// profile), then gds exits 143 or 130. An answer that did not come in that time was lost unsaid: gds exited with
+// no word of the token the service may have issued (or of the refresh token it may have spent). Now the one
+// interrupted error says so, and what to look for. A real gds process; the service here tells the test when the
+// request reached it and answers only when the test says; the answer goes out once gds's debug log says it holds
+// the signal, or never (gds ends at its own bound, then the service is closed).
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { ServerResponse } from 'node:http';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/auth/config.js';
+import { cliEnv, collect, node24, repoRoot } from '../cli/helpers/cli-process.js';
+import { integrationAnswers } from '../helpers/integration-answers.js';
+
+const { tokens, issued } = integrationAnswers('tok_outAtSignal42');
+const person = 'cli_personOutAtSignal42';
+const given = 'tok_outAtSignal42.oldRefreshSecret42';
+
+let cleanup: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const step of cleanup.reverse()) await step();
+  cleanup = [];
+});
+
+/** A service that holds every POST until `answer()` (`reached` settles when the first came). */
+async function heldService(body: unknown) {
+  let reached!: () => void;
+  const received = new Promise<void>((resolve) => (reached = resolve));
+  const held: ServerResponse[] = [];
+  const server = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      held.push(response);
+      reached();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const close = () => {
+    server.closeAllConnections();
+    return new Promise<void>((resolve) => server.close(() => resolve()));
+  };
+  cleanup.push(close);
+  const text = JSON.stringify(body);
+  return {
+    url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+    received,
+    answer: () => {
+      for (const response of held.splice(0))
+        response.writeHead(200, { 'content-type': 'application/json' }).end(text);
+    },
+  };
+}
+
+/** gds from its sources (bin/dev.js through tsx), GDS_DEBUG on; `holding` settles once it says it holds a signal. */
+function startGds(args: string[], env: Record<string, string>) {
+  const child = spawn(node24, ['--import', 'tsx', 'bin/dev.js', ...args], {
+    cwd: repoRoot,
+    env: cliEnv({ ...env, GDS_DEBUG: '1', NO_COLOR: '1' }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const result = collect(child);
+  const holding = new Promise<void>((resolve) => {
+    let stderr = '';
+    child.stderr.on('data', (chunk: string) => {
+      stderr += chunk;
+      if (/SIG(INT|TERM) held: the new tokens are saved first/.test(stderr)) resolve();
+    });
+  });
+  return { child, result, holding };
+}
+
+const commands = {
+  issue: {
+    args: ['tokens', 'issue', '--name', 'nightly', '--env', 'dev', '--scope', 'workspace:read:audit'],
+    answer: issued,
+    env: { SERVICE_TOKEN: person },
+  },
+  refresh: { args: ['tokens', 'refresh', '--refresh-token', given], answer: { tokens }, env: {} },
+};
+
+/** Runs `command` into profile ci of an empty config, and sends `signal` once the service has its request. */
+async function interrupted(command: keyof typeof commands, signal: NodeJS.Signals, json: boolean) {
+  const { args, answer, env: extra } = commands[command];
+  const service = await heldService(answer);
+  const env = {
+    GDS_CONFIG_DIR: join(await mkdtemp(join(tmpdir(), 'gds-request-interrupted-')), 'gds'),
+    GDS_SECRET_STORAGE: 'file',
+  };
+  const gds = startGds([...args, '--save-profile', 'ci', ...(json ? ['--json'] : [])], {
+    ...env,
+    ...extra,
+    SERVICE_API_URL: service.url,
+  });
+  await Promise.race([
+    service.received,
+    gds.result.then((r) =>
+      Promise.reject(new Error(`gds ended (${r.code}) before its request:\n${r.stderr}`)),
+    ),
+  ]);
+  gds.child.kill(signal);
+  return { env, service, gds };
+}
+
+/**
+ * As `interrupted`, the service answering once gds holds the signal: gds ends by it, ci holding the token saved.
+ */
+async function answeredOnceHeld(command: keyof typeof commands, signal: NodeJS.Signals, json: boolean) {
+  const { env, service, gds } = await interrupted(command, signal, json);
+  await gds.holding;
+  service.answer();
+  const r = await gds.result;
+  expect(r.code, r.stderr).toBe(signal === 'SIGINT' ? 130 : 143);
+  expect((await loadConfig({ env })).profiles.ci).toMatchObject({
+    kind: 'integration',
+    tokenId: 'tok_outAtSignal42',
+  });
+  return r;
+}
+
+/** Lines of stderr that are not GDS_DEBUG's (`gds: …`). */
+const said = (stderr: string) =>
+  stderr.split('\n').filter((line) => line !== '' && !line.startsWith('gds: '));
+
+const secrets = [tokens.accessToken, tokens.refreshToken, person];
+
+describe.each(['SIGTERM', 'SIGINT'] as const)(
+  '%s while the request of --save-profile ci is out',
+  (signal) => {
+    const exitCode = signal === 'SIGINT' ? 130 : 143;
+
+    it.each([true, false])(
+      'tokens issue, answered once the signal is held (--json %s): saved into ci, and said, then the exit',
+      async (json) => {
+        const r = await answeredOnceHeld('issue', signal, json);
+        if (json) {
+          expect(JSON.parse(r.stdout)).toMatchObject({
+            id: 'tok_outAtSignal42',
+            profile: 'ci',
+            storage: 'file',
+          });
+        } else {
+          expect(r.stdout).toContain('Client token:  tf_tok_outAtSignal42ClientLabel');
+          const text = said(r.stderr).join('\n');
+          expect(text).toContain('Issued MANAGEMENT token tok_outAtSignal42');
+          expect(text).toMatch(/Stored in profile ci/);
+        }
+        for (const secret of secrets) expect(r.stdout + r.stderr).not.toContain(secret);
+      },
+      120_000,
+    );
+
+    it.each([true, false])(
+      'tokens issue, no answer before gds ends (--json %s): the token it may have issued is said, to look for',
+      async (json) => {
+        const { env, gds } = await interrupted('issue', signal, json);
+        const r = await gds.result;
+
+        expect(r.code, r.stderr).toBe(exitCode);
+        expect(r.stdout).toBe('');
+        const lines = said(r.stderr);
+        if (json) {
+          expect(lines).toHaveLength(1);
+          const { error } = JSON.parse(lines[0] ?? '{}') as { error: Record<string, string> };
+          expect(error).toMatchObject({ code: 'interrupted' });
+          expect(error.message).toMatch(
+            /before the service answered: it may have issued the token "nightly"/,
+          );
+          expect(error.suggestion).toMatch(/gds tokens list.*gds tokens revoke <id>/);
+        } else {
+          const text = lines.join('\n');
+          expect(text).toMatch(/before the service answered: it may have issued the token "nightly"/);
+          expect(text).toMatch(/gds tokens list/);
+          expect(text).not.toMatch(/^Interrupted\.$/m);
+        }
+        expect((await loadConfig({ env })).profiles).toEqual({});
+        for (const secret of secrets) expect(r.stdout + r.stderr).not.toContain(secret);
+      },
+      120_000,
+    );
+
+    it('tokens refresh, answered once the signal is held: saved into ci, and said, then the exit', async () => {
+      const r = await answeredOnceHeld('refresh', signal, false);
+      expect(said(r.stderr).join('\n')).toMatch(/Refreshed\.[^]*Stored in profile ci/);
+      for (const secret of [...secrets, given]) expect(r.stdout + r.stderr).not.toContain(secret);
+    }, 120_000);
+
+    it('tokens refresh, no answer before gds ends: the refresh token it may have spent is said', async () => {
+      const { env, gds } = await interrupted('refresh', signal, false);
+      const r = await gds.result;
+
+      expect(r.code, r.stderr).toBe(exitCode);
+      expect(r.stdout).toBe('');
+      const text = said(r.stderr).join('\n');
+      expect(text).toMatch(/before the service answered: it may have spent the refresh token you gave/);
+      expect(text).toMatch(/gds tokens refresh --save-profile ci/);
+      expect((await loadConfig({ env })).profiles).toEqual({});
+      for (const secret of [...secrets, given]) expect(r.stdout + r.stderr).not.toContain(secret);
+    }, 120_000);
+  },
+);
