@@ -11,6 +11,7 @@ import { listRequestPage, listSignalPage } from '../../../src/server/governance/
 import { environmentTablePage, listTablePage } from '../../../src/server/governance/tables.js';
 import type { ListKey } from '../../../src/server/list-cursor.js';
 import { ENGINES, useEngineDb } from '../../helpers/engines.js';
+import { genericRead } from '../../helpers/generic-plan.js';
 import { needs } from '../../helpers/skip.js';
 import { schemaBefore, T0 } from '../db/earlier-schema.js';
 
@@ -60,25 +61,8 @@ describe.each(ENGINES)('late pages under a generic plan ($engine)', (engine) => 
     120_000,
   );
 
-  /**
-   * What `read` answers in a transaction whose statements are planned generically, and the rows it read of
-   * `relation` (gds.relation): its scans' rows, sequential and by index.
-   */
   const generic = <T>(relation: string, read: (tx: Queryable) => Promise<T>) =>
-    db().transaction(async (tx) => {
-      await tx.query('SET LOCAL plan_cache_mode = force_generic_plan');
-      const rowsRead = async () => {
-        const [stats] = await tx.query<{ tuples: string | number }>(
-          `SELECT coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0) AS tuples FROM pg_stat_xact_user_tables
-            WHERE schemaname = 'gds' AND relname = $1`,
-          [relation],
-        );
-        return Number(stats?.tuples ?? 0);
-      };
-      const before = await rowsRead();
-      const answer = await read(tx);
-      return { answer, rowsRead: (await rowsRead()) - before };
-    });
+    genericRead(db(), relation, read);
 
   /** The key of the `at`-th row (from 1) of `relation` in `order`, and the ids of the page after it. */
   const keyAt = async (relation: string, where: string, order: string, at: number) => {
