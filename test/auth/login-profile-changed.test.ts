@@ -184,7 +184,11 @@ const seconds = [
 ];
 
 /** ci holds an expired sign-in into `base`; `gds auth login --profile ci` starts and waits on the device poll. */
-async function loginUnderWay(whoAmI?: (env: Env, base: string) => Promise<void>, extraEnv: Env = {}) {
+async function loginUnderWay(
+  whoAmI?: (env: Env, base: string) => Promise<void>,
+  extraEnv: Env = {},
+  json = true,
+) {
   let signedIn = (): Promise<void> => Promise.resolve();
   const server = await heldAuthorizationServer(() => signedIn());
   closeServer = server.close;
@@ -195,7 +199,7 @@ async function loginUnderWay(whoAmI?: (env: Env, base: string) => Promise<void>,
   if (whoAmI !== undefined) signedIn = () => whoAmI(env, server.base);
   await saveUnderLock(env, { ...sessionFields(server.base), expiresAt: hourAgo() }, old);
   const login = runInProcess(
-    ['auth', 'login', '--profile', 'ci', '--base', server.base, '--no-browser', '--json'],
+    ['auth', 'login', '--profile', 'ci', '--base', server.base, '--no-browser', ...(json ? ['--json'] : [])],
     {
       env: { ...env, ...extraEnv, NO_COLOR: '1' },
     },
@@ -329,35 +333,51 @@ describe('gds auth login --profile ci, and another command saves into ci while i
     expect(ci?.user).toBeUndefined();
   }, 60_000);
 
-  it('the config lock held past its wait when the e-mail is written: a warning, exit 0, the sign-in saved', async () => {
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    let holding: Promise<void> | undefined;
-    // Taken as the service is asked who signed in, held until the login has ended.
-    const { env, answer } = await loginUnderWay(
-      (env) =>
-        new Promise<void>((taken) => {
-          holding = updateConfig(
-            async () => {
-              taken();
-              await released;
-            },
-            { env },
-          );
-        }),
-    );
-    const r = await answer().finally(release);
-    await holding;
-    expect(r.code, r.stderr).toBe(0);
-    expect(ndjson(r.stdout)).toEqual([
-      expect.objectContaining({ profile: 'ci', email: 'first@example.com' }),
-    ]);
-    const warning = ndjson(r.stderr).find((line) => line.warning !== undefined)?.warning;
-    expect(warning?.message).toMatch(/first@example\.com was not recorded in profile ci/);
-    expect(ndjson(r.stderr).filter((line) => line.error !== undefined)).toEqual([]);
-    const ci = (await loadConfig({ env })).profiles.ci;
-    expect(ci).toMatchObject({ kind: 'session', accessToken: fresh.accessToken });
-    expect(ci?.user).toBeUndefined();
-    expect(r.stdout + r.stderr).not.toMatch(/fresh-/);
-  }, 120_000);
+  it.each([true, false])(
+    'the config lock held past its wait when the e-mail is written (--json %s): a warning, exit 0, the sign-in saved',
+    async (json) => {
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      let holding: Promise<void> | undefined;
+      // Taken as the service is asked who signed in, held until the login has ended.
+      const { env, answer } = await loginUnderWay(
+        (env) =>
+          new Promise<void>((taken) => {
+            holding = updateConfig(
+              async () => {
+                taken();
+                await released;
+              },
+              { env },
+            );
+          }),
+        {},
+        json,
+      );
+      const r = await answer().finally(release);
+      await holding;
+      expect(r.code, r.stderr).toBe(0);
+      if (json) {
+        expect(ndjson(r.stdout)).toEqual([
+          expect.objectContaining({ profile: 'ci', email: 'first@example.com' }),
+        ]);
+        const warning = ndjson(r.stderr).find((line) => line.warning !== undefined)?.warning;
+        expect(warning?.message).toMatch(/first@example\.com was not recorded in profile ci/);
+        expect(ndjson(r.stderr).filter((line) => line.error !== undefined)).toEqual([]);
+      } else {
+        // For people: the sign-in said as without the failure, and the one warning why the e-mail is missing.
+        expect(r.stderr).toMatch(
+          /^Warning: You are signed in, but your e-mail first@example\.com was not recorded in profile ci \(.+\)\.$/m,
+        );
+        expect(r.stderr).toMatch(/Signed in as first@example\.com \(OWNER\)/);
+        expect(r.stderr).toMatch(/Profile ci: tokens stored in/);
+        expect(r.stderr).not.toMatch(/^Error/m);
+      }
+      const ci = (await loadConfig({ env })).profiles.ci;
+      expect(ci).toMatchObject({ kind: 'session', accessToken: fresh.accessToken });
+      expect(ci?.user).toBeUndefined();
+      expect(r.stdout + r.stderr).not.toMatch(/fresh-/);
+    },
+    120_000,
+  );
 });
