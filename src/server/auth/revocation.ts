@@ -38,7 +38,12 @@ export async function listIntegrationTokens(
   const admin = roleAtLeast(caller.role, 'ADMIN');
   if (!admin && options.userId !== undefined && options.userId !== caller.userId)
     requireRole(caller, 'ADMIN', "list another person's integration tokens");
-  const issuer = admin ? (options.userId ?? null) : caller.userId;
+  const issuer = admin ? options.userId : caller.userId;
+  const filters = givenFilters('t', caller.workspaceId, {
+    env: admin ? visibleTokenEnvironments(caller, await workspaceEnvironments(q, caller.workspaceId)) : null,
+    user_id: issuer,
+    id: options.id,
+  });
   const rows = await q.query<{
     id: string;
     name: string;
@@ -56,15 +61,9 @@ export async function listIntegrationTokens(
     `SELECT t.id, t.name, t.client_token_hint, t.audience, t.scopes, t.env, t.user_id, u.email, t.created_at,
             t.last_used_at, t.revoked_at
        FROM gds.integration_tokens t LEFT JOIN gds.users u ON u.id = t.user_id
-      WHERE t.workspace_id = $1 AND ($2::text[] IS NULL OR t.env = ANY($2::text[]))
-        AND ($3::text IS NULL OR t.user_id = $3) AND ($4::text IS NULL OR t.id = $4)
+      WHERE ${filters.where}
       ORDER BY t.created_at DESC, t.id`,
-    [
-      caller.workspaceId,
-      admin ? visibleTokenEnvironments(caller, await workspaceEnvironments(q, caller.workspaceId)) : null,
-      issuer,
-      options.id ?? null,
-    ],
+    filters.params,
   );
   return rows.map((r) => ({
     id: r.id,
@@ -79,6 +78,31 @@ export async function listIntegrationTokens(
     lastUsedAt: iso(r.last_used_at),
     revokedAt: iso(r.revoked_at),
   }));
+}
+
+/**
+ * The WHERE of a token list: its workspace, then each filter given (`alias.column = $n`, a list `= ANY($n)`),
+ * written only when given. Not `($n IS NULL OR column = $n)`: a generic plan (a prepared statement reused, a
+ * pooler's server-side prepares, plan_cache_mode = force_generic_plan) cannot take that OR as an index
+ * condition, so a token looked up by its id (the answer of its revocation) read the workspace's every token.
+ */
+function givenFilters(
+  alias: string,
+  workspaceId: string,
+  filters: Record<string, string | string[] | null | undefined>,
+): { where: string; params: Array<string | string[]> } {
+  const params: Array<string | string[]> = [workspaceId];
+  const conditions = [`${alias}.workspace_id = $1`];
+  for (const [column, value] of Object.entries(filters)) {
+    if (value === null || value === undefined) continue;
+    params.push(value);
+    conditions.push(
+      Array.isArray(value)
+        ? `${alias}.${column} = ANY($${params.length}::text[])`
+        : `${alias}.${column} = $${params.length}::text`,
+    );
+  }
+  return { where: conditions.join(' AND '), params };
 }
 
 /** Revokes the integration token named by its `tf_` client token or its id; 404 when the workspace has none. */
@@ -148,6 +172,7 @@ export async function listCliTokens(
   workspaceId: string,
   filter: { userId?: string; id?: string } = {},
 ): Promise<CliTokenRow[]> {
+  const filters = givenFilters('c', workspaceId, { user_id: filter.userId, id: filter.id });
   const rows = await q.query<{
     id: string;
     name: string | null;
@@ -160,9 +185,9 @@ export async function listCliTokens(
   }>(
     `SELECT c.id, c.name, c.user_id, u.email, c.token_hint, c.created_at, c.last_used_at, c.revoked_at
        FROM gds.cli_tokens c LEFT JOIN gds.users u ON u.id = c.user_id
-      WHERE c.workspace_id = $1 AND ($2::text IS NULL OR c.user_id = $2) AND ($3::text IS NULL OR c.id = $3)
+      WHERE ${filters.where}
       ORDER BY c.created_at DESC, c.id`,
-    [workspaceId, filter.userId ?? null, filter.id ?? null],
+    filters.params,
   );
   return rows.map((r) => ({
     id: r.id,
@@ -202,8 +227,8 @@ export async function revokeCliToken(
   await ctx.db.transaction(async (tx) => {
     const [row] = await tx.query<{ id: string; user_id: string; revoked_at: Date | null }>(
       `SELECT id, user_id, revoked_at FROM gds.cli_tokens WHERE workspace_id = $1 AND id = $2
-          AND ($3::text IS NULL OR user_id = $3) FOR UPDATE`,
-      [caller.workspaceId, tokenId, ownerId ?? null],
+          ${ownerId === undefined ? '' : 'AND user_id = $3'} FOR UPDATE`,
+      ownerId === undefined ? [caller.workspaceId, tokenId] : [caller.workspaceId, tokenId, ownerId],
     );
     if (!row) throw cliTokenNotFound(tokenId);
     if (row.revoked_at !== null) return;

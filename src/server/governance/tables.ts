@@ -258,11 +258,16 @@ const TABLE_ROW_TYPES = {
 
 const LISTED_TYPES = { ...TABLE_ROW_TYPES, artifactFile: 'text' } as const;
 
-/** The list's filters: $1 the workspace, $2 a state, $3 names, $4 the environments the caller may see. */
-const LISTED_WHERE = `workspace_id = $1 AND active
-        AND ($2::text IS NULL OR state = $2)
-        AND ($3::text[] IS NULL OR lower(name) = ANY(${LOWER_NAMES}))
-        AND ($4::text[] IS NULL OR environment_label = ANY($4::text[]))`;
+/**
+ * The list's filters: $1 the workspace, $2 a state, $3 names, $4 the environments the caller may see. Each is
+ * written only when given (`$n IS NULL` otherwise, which keeps the parameters' numbers), not as
+ * `($n IS NULL OR state = $n)`: a generic plan (afterKey says when) cannot take that OR as an index condition,
+ * and the tables in a rare state were found by walking the workspace's every table, not tables_listed_by_state.
+ */
+const listedWhere = (query: TableListQuery) => `workspace_id = $1 AND active
+        AND ${query.state === undefined ? '$2::text IS NULL' : 'state = $2::text'}
+        AND ${query.names === undefined ? '$3::text[] IS NULL' : `lower(name) = ANY(${LOWER_NAMES})`}
+        AND ${query.environments === null ? '$4::text[] IS NULL' : 'environment_label = ANY($4::text[])'}`;
 
 function listedParams(query: TableListQuery): Array<string | string[] | null> {
   return [query.workspaceId, query.state ?? null, query.names ?? null, query.environments];
@@ -287,7 +292,7 @@ export async function listTablePage(
     `SELECT ${LISTED_COLUMNS},
             to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_key
        FROM ${listedTables(query.names)}
-      WHERE ${LISTED_WHERE}${after.condition}
+      WHERE ${listedWhere(query)}${after.condition}
       ORDER BY created_at${desc}, id${desc}
       ${query.limit === undefined ? '' : `LIMIT ${query.limit + 1}`}`,
     // created_key is created_at to the microsecond (all it holds), in UTC: in bytes' order, its time's.
@@ -328,7 +333,7 @@ async function prefixTablePage(
   const matching = (matched: string, also: string) =>
     `(SELECT ${LISTED_COLUMNS}, ${matched} AS matched
         FROM ${listedTables(query.names)}
-       WHERE ${LISTED_WHERE} AND ${startsWithPrefix(matched)} ${also} ${after(matched)}
+       WHERE ${listedWhere(query)} AND ${startsWithPrefix(matched)} ${also} ${after(matched)}
        ORDER BY ${matched}, id ${limit})`;
   const rows = await copiedRows<TableListItem & { matched: string }>(
     q,
@@ -539,7 +544,7 @@ export async function countTables(q: Queryable, query: TableListQuery): Promise<
   const prefixed = query.prefix === undefined ? [] : [query.prefix];
   const [row] = await q.query<{ n: number }>(
     `SELECT count(*)::int AS n FROM ${listedTables(query.names)}
-      WHERE ${LISTED_WHERE}
+      WHERE ${listedWhere(query)}
         ${prefixed.length === 0 ? '' : `AND (${startsWithPrefix(MATCHED_NAME)} OR ${startsWithPrefix(MATCHED_ID)})`}`,
     [...listedParams(query), ...prefixed],
   );
