@@ -485,4 +485,17 @@ describe("test_name: a Fusion test of a long name, which Fusion names by its `<t
     expect(selected('test_name:expect_column_values_to_not_be_null')).toEqual([]);
     expect(selected('test_name:expect_column_values_to_not_be_in_set')).toEqual([]);
   });
+
+  it('the cut is of 30 characters exactly: a name whose start is 29 or 31 of them is no test of that macro', () => {
+    const identifier = 'accepted_values_customer_orders_summary';
+    const whole = `${identifier}_status__placed__shipped__returned`;
+    const md5 = createHash('md5').update(whole).digest('hex');
+    const cutAt = (length: number) => `${identifier.slice(0, length)}_${md5}`;
+    const cuts = manifest(long, ...[29, 30, 31].map((length) => fusionTest(cutAt(length), onLong)));
+    (cuts['metadata'] as Entry)['dbt_version'] = '2.0.0-beta.46';
+    cuts['macros'] = macros;
+    const read = readManifest(cuts);
+    const chosen = [...selectDbt(read, { select: ['test_name:accepted_values'] }).tests];
+    expect(chosen).toEqual([`test.shop.${cutAt(30)}`]);
+  });
 });
