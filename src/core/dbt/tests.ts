@@ -1217,8 +1217,8 @@ const NO_NUMBER_STRING: Readonly<Record<string, string>> = {
  * string: dbt's test errors, so it is refused. Elsewhere the warehouse coerces one side or the other (Spark and
  * Databricks outside ANSI mode compare numbers as text, so '01' is not 1; Snowflake converts only 'true' and
  * 'false' to a boolean implicitly): the predicate is kept, with a warning, unless each value is an integer as an
- * integer column prints it, or 'true' or 'false', where both readings agree. Undefined: a column of another (or
- * no) type, or PostgreSQL's reading.
+ * integer column prints it, or 'true' or 'false', where both readings agree; on a Snowflake number, as
+ * onSnowflakeNumber decides. Undefined: a column of another (or no) type, or PostgreSQL's reading.
  */
 function quotedOnNumbersOrBooleans(
   column: string,
