@@ -75,6 +75,11 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
       "dbt's own: which dbt tests of the selected models plan and apply make Gate 1 rules (eager, cautious, buildable, empty), as --indirect-selection; the folder of the profiles.yml whose config: indirect_selection they read, as --profiles-dir (nothing else of it is read).",
   },
   {
+    names: ['DBT_LOG_PATH'],
+    description:
+      "dbt's own: the folder of the dbt.log plan and apply read (relative to the dbt project folder; default: dbt_project.yml's log-path, else logs) to tell whether a dbt run since the catalog rebuilt a model.",
+  },
+  {
     names: ['GDS_INTERVAL'],
     description: 'Seconds between polls of long work (push --wait, status --watch), as --interval.',
   },

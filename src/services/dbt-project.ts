@@ -4,7 +4,7 @@
 import { constants } from 'node:fs';
 import { open, realpath, stat, type FileHandle } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { CliError, ExitCode } from '../core/errors.js';
 import { loadYaml } from '../core/libraries/yaml.js';
 import { readBoundedText } from '../io/input.js';
@@ -208,6 +208,8 @@ interface ProjectFile {
   indirectSelection?: unknown;
   /** Whether `flags:` sets anything: dbt 1.8+ then reads no `config:` of profiles.yml. */
   flags?: boolean;
+  /** `log-path:`, the folder of dbt's file log (dbt.log), as written: relative to the project folder. */
+  logPath?: string;
 }
 
 /**
@@ -234,11 +236,13 @@ async function readProjectFile(projectDir: string): Promise<ProjectFile> {
   const dispatch = readDispatch(project['dispatch']);
   const flags = project['flags'];
   const indirectSelection = isEntry(flags) ? flags['indirect_selection'] : undefined;
+  const logPath = project['log-path'];
   return {
     ...(quoting === undefined ? {} : { quoting }),
     dispatch,
     ...(indirectSelection === undefined || indirectSelection === null ? {} : { indirectSelection }),
     ...(isEntry(flags) && Object.keys(flags).length > 0 ? { flags: true } : {}),
+    ...(typeof logPath === 'string' && logPath !== '' ? { logPath } : {}),
   };
 }
 
@@ -574,33 +578,46 @@ async function readRunFile(
 const MAX_DBT_LOG_BYTES = 32 * 1024 * 1024;
 
 /**
- * Of the models whose target/run file was read (`writtenAt`: each file's modification time), those whose dbt
- * run or build that wrote it failed, as the project's logs/dbt.log tells (last-run.ts's loggedRunFailures):
- * its last MAX_DBT_LOG_BYTES, the line cut there left out. A file written after the log's last line is of a
- * run logged elsewhere (--log-path, DBT_LOG_PATH): the log's last run of that model is an earlier one and
- * tells nothing of it. Undefined when none failed, or the log is missing or unreadable.
+ * The file dbt logs a run of the project to: dbt.log in DBT_LOG_PATH, else in dbt_project.yml's `log-path:`,
+ * else in logs, each relative to the project folder (dbt 1.5+ takes `log-path:` from it; DBT_LOG_PATH from
+ * the folder dbt runs in, which gds takes to be the project's). dbt's --log-path is not known to gds.
+ */
+function dbtLogFile(projectDir: string, logPath: string | undefined, env: NodeJS.ProcessEnv): string {
+  const fromEnv = env['DBT_LOG_PATH'];
+  const folder = fromEnv !== undefined && fromEnv !== '' ? fromEnv : (logPath ?? 'logs');
+  return join(resolve(projectDir, folder), 'dbt.log');
+}
+
+/**
+ * Of the models whose target/run file was read (`sql`; `writtenAt`: each file's modification time), those whose
+ * dbt run or build that wrote it failed, as dbt's file log `logFile` tells (last-run.ts's loggedRunFailures): its
+ * last MAX_DBT_LOG_BYTES, the line cut there left out. A file written after the log's last line is of a run
+ * logged elsewhere (--log-path): the log's last run of that model is an earlier one and tells nothing of it.
+ * Undefined when none failed, or the log is missing or unreadable.
  */
 async function readRunFailures(
-  projectDir: string,
-  writtenAt: ReadonlyMap<string, number>,
+  logFile: string,
+  runFiles: { sql: Readonly<Record<string, string>>; writtenAt: ReadonlyMap<string, number> },
 ): Promise<string[] | undefined> {
   let log: FileHandle;
   try {
     // O_NONBLOCK: a FIFO there is not waited on (the type is checked next).
-    log = await open(join(projectDir, 'logs', 'dbt.log'), constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+    log = await open(logFile, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   } catch {
     return undefined;
   }
   try {
     const info = await log.stat();
-    const ids = [...writtenAt].filter(([, at]) => at <= info.mtimeMs).map(([id]) => id);
-    if (!info.isFile() || ids.length === 0) return undefined;
+    const logged = Object.fromEntries(
+      Object.entries(runFiles.sql).filter(([id]) => (runFiles.writtenAt.get(id) ?? Infinity) <= info.mtimeMs),
+    );
+    if (!info.isFile() || Object.keys(logged).length === 0) return undefined;
     const length = Math.min(info.size, MAX_DBT_LOG_BYTES);
     const bytes = Buffer.alloc(length);
     const { bytesRead } = await log.read(bytes, 0, length, info.size - length);
     const text = bytes.subarray(0, bytesRead).toString('utf8');
     const whole = length === info.size ? text : text.slice(text.indexOf('\n') + 1);
-    const failed = loggedRunFailures(whole, ids);
+    const failed = loggedRunFailures(whole, logged);
     return failed.size === 0 ? undefined : [...failed];
   } catch {
     return undefined;
@@ -645,6 +662,8 @@ export async function loadDbtProject(
      * adapter is PostgreSQL's: a table the catalog does not list has its tests resolved against it.
      */
     warehouse?: () => Promise<DbtArtifacts['warehouse'] | undefined>;
+    /** Where DBT_LOG_PATH is read (default process.env). */
+    env?: NodeJS.ProcessEnv;
   } = {},
 ): Promise<DbtProject> {
   const files = await findDbtArtifacts(dir);
@@ -694,10 +713,12 @@ export async function loadDbtProject(
       ? undefined
       : await readRunSql(dirname(files.manifestPath), runResults, manifest);
   const runSql = runFiles?.sql;
-  const runFailed =
-    runFiles === undefined || files.projectDir === undefined
+  const runLog =
+    files.projectDir === undefined
       ? undefined
-      : await readRunFailures(files.projectDir, runFiles.writtenAt);
+      : dbtLogFile(files.projectDir, projectFile.logPath, options.env ?? process.env);
+  const runFailed =
+    runFiles === undefined || runLog === undefined ? undefined : await readRunFailures(runLog, runFiles);
   const warehouse =
     manifest.adapter === 'postgres' && options.warehouse !== undefined
       ? await options.warehouse()
@@ -712,7 +733,9 @@ export async function loadDbtProject(
         previous,
         ...(runResults === undefined ? {} : { runResults }),
         ...(runSql === undefined ? {} : { runSql }),
-        ...(runFailed === undefined ? {} : { runFailed }),
+        ...(runFailed === undefined || runLog === undefined
+          ? {}
+          : { runFailed, runLog: relative(files.projectDir ?? '', runLog) }),
         ...(quoting === undefined ? {} : { quoting }),
         ...(dispatch === undefined ? {} : { dispatch }),
         ...(warehouse === undefined ? {} : { warehouse }),

@@ -24,7 +24,7 @@ const home = mkdtempSync(join(tmpdir(), 'gds-test-home-'));
 for (const name of ['GDS_CONFIG_DIR', 'XDG_CONFIG_HOME', 'XDG_CACHE_HOME', 'XDG_STATE_HOME'])
   delete process.env[name];
 // dbt's settings gds reads as dbt does (plan's selection): a developer's own would change what the tests see.
-for (const name of ['DBT_PROFILES_DIR', 'DBT_INDIRECT_SELECTION']) delete process.env[name];
+for (const name of ['DBT_PROFILES_DIR', 'DBT_INDIRECT_SELECTION', 'DBT_LOG_PATH']) delete process.env[name];
 process.env.HOME = home;
 process.env.USERPROFILE = home; // os.homedir() on Windows
 

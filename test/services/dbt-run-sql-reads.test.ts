@@ -160,3 +160,160 @@ describe("logs/dbt.log: whether the run that wrote target/run's file failed", ne
     expect(read.warnings.join('\n')).toContain('of a dbt run that failed');
   });
 });
+
+/**
+ * dbt 1.x's file log of `dbt run -s stg_orders` on DuckDB (the default view materialization: BEGIN, the DDL,
+ * the renames, COMMIT, the backup's drop, then the post-hooks run outside the transaction), building `ddl`:
+ * `ok`; `refused` (the warehouse refuses the DDL: rolled back, nothing replaced); `hook-in-transaction` (a
+ * post-hook fails before the COMMIT: rolled back too); `hook-after-commit` (a post-hook with transaction:
+ * false fails after the COMMIT: the view was replaced).
+ */
+function dbtRun(
+  ddl: string,
+  outcome: 'ok' | 'refused' | 'hook-in-transaction' | 'hook-after-commit',
+  at = '10:00:01',
+): string[] {
+  let n = 0;
+  const line = (msg: string, level = 'debug') =>
+    `\u001b[0m${at}.${String(++n).padStart(6, '0')} [${level.padEnd(5)}] [Thread-1 (]: ${msg}`;
+  const comment = `/* {"app": "dbt", "dbt_version": "1.9.4", "profile_name": "jaffle_dbt", "target_name": "dev", "node_id": "${STG_ORDERS}"} */`;
+  const query = (sql: string, status = 'OK') => [
+    line(`Using duckdb connection "${STG_ORDERS}"`),
+    line(`On ${STG_ORDERS}: ${comment}`),
+    sql,
+    ...(status === '' ? [] : [line(`SQL status: ${status} in 0.001 seconds`)]),
+  ];
+  const rollback = [line(`On ${STG_ORDERS}: ROLLBACK`)];
+  const failed = (error: string) => [
+    line(`duckdb error: ${error}`),
+    ...(outcome === 'hook-after-commit' ? [] : rollback),
+    line(`Runtime Error in model stg_orders (models/staging/stg_orders.sql)\n  ${error}`),
+    line(
+      '1 of 1 ERROR creating sql view model main.stg_orders ..................... [\u001b[31mERROR\u001b[0m in 0.03s]',
+      'error',
+    ),
+  ];
+  const hook = query('\n  insert into audit_log values (current_timestamp)', '');
+  const missing = 'Catalog Error: Table with name audit_log does not exist!';
+  const renamed = [
+    ...query('alter view "jaffle_dbt"."main"."stg_orders" rename to "stg_orders__dbt_backup"'),
+    ...query('alter view "jaffle_dbt"."main"."stg_orders__dbt_tmp" rename to "stg_orders"'),
+  ];
+  const committed = [
+    line(`On ${STG_ORDERS}: COMMIT`),
+    line(`Using duckdb connection "${STG_ORDERS}"`),
+    line(`On ${STG_ORDERS}: COMMIT`),
+    line('SQL status: OK in 0.001 seconds'),
+    ...query('drop view if exists "jaffle_dbt"."main"."stg_orders__dbt_backup" cascade'),
+  ];
+  return [
+    line(`Began running node ${STG_ORDERS}`),
+    line('1 of 1 START sql view model main.stg_orders ...................... [RUN]', 'info'),
+    line(`Began compiling node ${STG_ORDERS}`),
+    line(`Writing injected SQL for node "${STG_ORDERS}"`),
+    line(`Began executing node ${STG_ORDERS}`),
+    line(`Writing runtime sql for node "${STG_ORDERS}"`),
+    line(`Using duckdb connection "${STG_ORDERS}"`),
+    line(`On ${STG_ORDERS}: BEGIN`),
+    line('SQL status: OK in 0.000 seconds'),
+    ...(outcome === 'refused'
+      ? [...query(ddl, ''), ...failed('Binder Error: Referenced column "order_date" not found')]
+      : outcome === 'hook-in-transaction'
+        ? [...query(ddl), ...renamed, ...hook, ...failed(missing)]
+        : outcome === 'hook-after-commit'
+          ? [
+              ...query(ddl),
+              ...renamed,
+              ...committed,
+              ...query('\n        commit;'),
+              ...hook,
+              ...failed(missing),
+            ]
+          : [
+              ...query(ddl),
+              ...renamed,
+              ...committed,
+              line(
+                '1 of 1 OK created sql view model main.stg_orders ................ [\u001b[32mOK\u001b[0m in 0.05s]',
+                'info',
+              ),
+            ]),
+    line(`Finished running node ${STG_ORDERS}`),
+  ];
+}
+
+/** dbt's file log `lines` (each a run of dbtRun), written at `path` of the copied project. */
+async function writeLog(path: string, runs: string[][]): Promise<void> {
+  await mkdir(join(project, path, '..'), { recursive: true });
+  await writeFile(join(project, path), [...runs.flat(), ''].join('\n'));
+}
+
+describe(
+  'the runs dbt logged of the model, after a dbt run that wrote its target/run file',
+  needs(noSharedFixtures),
+  () => {
+    it('a failed re-run of the same SQL does not hide an earlier run that rebuilt it: the SQL counts', async () => {
+      const ddl = await readFile(runFile(), 'utf8');
+      await writeLog('logs/dbt.log', [dbtRun(ddl, 'ok'), dbtRun(ddl, 'refused', '10:05:00')]);
+      const read = await stgOrders();
+      expect(read.columns).not.toContain('order_date');
+      expect(read.warnings.join('\n')).toContain('target/run holds its build of this SQL');
+    });
+
+    it('an earlier rebuild of other SQL (the catalog’s) does not count: the catalog is kept', async () => {
+      const ddl = await readFile(runFile(), 'utf8');
+      const older = await readFile(
+        join(JAFFLE, 'target/run/jaffle_dbt/models/staging/stg_orders.sql'),
+        'utf8',
+      );
+      await writeLog('logs/dbt.log', [dbtRun(older, 'ok'), dbtRun(ddl, 'refused', '10:05:00')]);
+      const read = await stgOrders();
+      expect(read.columns).toContain('order_date');
+      expect(read.warnings.join('\n')).toContain('of a dbt run that failed (logs/dbt.log says so');
+    });
+
+    it('a post-hook that failed after the COMMIT is a rebuild (the view was replaced): the SQL counts', async () => {
+      await writeLog('logs/dbt.log', [dbtRun(await readFile(runFile(), 'utf8'), 'hook-after-commit')]);
+      const read = await stgOrders();
+      expect(read.columns).not.toContain('order_date');
+      expect(read.warnings.join('\n')).toContain('target/run holds its build of this SQL');
+    });
+
+    it('a post-hook that failed inside the transaction (rolled back) is no rebuild: the catalog is kept', async () => {
+      await writeLog('logs/dbt.log', [dbtRun(await readFile(runFile(), 'utf8'), 'hook-in-transaction')]);
+      const read = await stgOrders();
+      expect(read.columns).toContain('order_date');
+      expect(read.warnings.join('\n')).toContain('of a dbt run that failed');
+    });
+  },
+);
+
+describe("where dbt logs: dbt_project.yml's log-path, DBT_LOG_PATH", needs(noSharedFixtures), () => {
+  const withLogPath = async (folder: string) => {
+    const path = join(project, 'dbt_project.yml');
+    await writeFile(path, `${await readFile(path, 'utf8')}\nlog-path: "${folder}"\n`);
+  };
+  const failedRun = async () => [dbtRun(await readFile(runFile(), 'utf8'), 'refused')];
+
+  it('log-path: (relative to the project folder) is where the failed run is read: the catalog is kept', async () => {
+    await withLogPath('../dbt-logs');
+    await writeLog('../dbt-logs/dbt.log', await failedRun());
+    const read = await stgOrders();
+    expect(read.columns).toContain('order_date');
+    expect(read.warnings.join('\n')).toContain('of a dbt run that failed (../dbt-logs/dbt.log says so');
+  });
+
+  it('DBT_LOG_PATH (relative to the project folder too) beats log-path:', async () => {
+    await withLogPath('elsewhere');
+    await writeLog('ci-logs/dbt.log', await failedRun());
+    await writeLog('elsewhere/dbt.log', [dbtRun(await readFile(runFile(), 'utf8'), 'ok')]);
+    const loaded = await loadDbtProject(project, {}, { env: { DBT_LOG_PATH: 'ci-logs' } });
+    const declaration = loaded.declarations.find((d) => d.name === 'stg_orders');
+    expect(declaration?.columns.map((c) => c.name.toLowerCase())).toContain('order_date');
+    expect(loaded.warnings.join('\n')).toContain('of a dbt run that failed (ci-logs/dbt.log says so');
+    // Unset (or empty, as dbt takes it), log-path: decides: its run built the SQL.
+    const unset = await loadDbtProject(project, {}, { env: { DBT_LOG_PATH: '' } });
+    const columns = unset.declarations.find((d) => d.name === 'stg_orders')?.columns.map((c) => c.name);
+    expect(columns?.map((c) => c.toLowerCase())).not.toContain('order_date');
+  });
+});

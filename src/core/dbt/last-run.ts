@@ -160,40 +160,74 @@ function logLine(line: string): LogLine | undefined {
   return text0x === null ? undefined : { thread: text0x[1] ?? '', msg: text0x[2] ?? '' };
 }
 
+/** A run of a model in dbt's file log, from its "Writing runtime sql" line. */
+interface LoggedRun {
+  id: string;
+  /** The statements the run logged for the model (`On <id>: …`, each one's lines), read for its DDL. */
+  sql: string[][];
+  /** An error logged before it finished (its `[error]` level, or dbt 0.x's "ERROR creating"). */
+  failed: boolean;
+  /** A COMMIT of the model's connection logged after the DDL: the relation was replaced, whatever failed next. */
+  committed: boolean;
+}
+
 /**
- * Of `ids`, the models whose dbt run or build that last wrote their target/run file failed, as dbt's own file
- * log (logs/dbt.log) tells: dbt writes that file ("Writing runtime sql for node …") before it runs the SQL, so
- * a run that failed leaves the file of a build the warehouse never made. From that line on, the same thread's
- * lines up to "Finished running node …": an error (its `[error]` level, or dbt 0.x's "ERROR creating") is a
- * failed run. A model the log does not tell of (no such line: rotated away, another log path; or the node not
- * finished before its thread began another node) is not among them.
+ * Of the models of `runSql` (each one's target/run file, by unique id), those whose dbt run or build that last
+ * wrote that file failed, as dbt's own file log (logs/dbt.log) tells: dbt writes the file ("Writing runtime
+ * sql for node …") before it runs the SQL, so a run that failed leaves the file of a build the warehouse never
+ * made. From that line on, the same thread's lines up to "Finished running node …": an error (its `[error]`
+ * level, or dbt 0.x's "ERROR creating") is a failed run, unless the model's connection logged a COMMIT before
+ * it (`On <id>: COMMIT`: the DDL was committed, and a post-hook or the backup's drop failed after it; the
+ * relation was replaced). A failed run does not hide an earlier one that rebuilt the model from the same SQL:
+ * where that run is the log's last rebuild of the model, the relation has the file's columns (and as the
+ * catalog lists others, dbt docs generate ran before it). A model the log does not tell of (no such line:
+ * rotated away, another log path; or the node not finished before its thread began another node) is not among
+ * them.
  */
-export function loggedRunFailures(log: string, ids: readonly string[]): Set<string> {
-  const wanted = new Set(ids);
-  const lines = log.split(/\r?\n/).map(logLine);
-  const lastWrite = new Map<string, number>();
-  lines.forEach((line, at) => {
-    const id =
-      line === undefined ? undefined : /^Writing runtime \w+ for node "([^"]+)"$/i.exec(line.msg)?.[1];
-    if (id !== undefined && wanted.has(id)) lastWrite.set(id, at);
-  });
-  const written = new Map([...lastWrite].map(([id, at]) => [at, id]));
-  const running = new Map<string, { id: string; failed: boolean }>();
-  const failures = new Set<string>();
-  lines.forEach((line, at) => {
-    if (line === undefined) return;
+export function loggedRunFailures(log: string, runSql: Readonly<Record<string, string>>): Set<string> {
+  const finished = new Map<string, LoggedRun[]>();
+  /** The last run that wrote each model's file, finished or not. */
+  const lastWrite = new Map<string, LoggedRun>();
+  const running = new Map<string, LoggedRun>();
+  let statement: string[] | undefined;
+  for (const raw of log.split(/\r?\n/)) {
+    const line = logLine(raw);
+    if (line === undefined) {
+      // A line of the message before it: the SQL a statement spans.
+      statement?.push(raw);
+      continue;
+    }
+    statement = undefined;
     // A thread runs one node at a time: a node begun there ends any run the thread had not finished (one
     // killed, whose thread name a later invocation reuses), which then tells nothing.
     if (line.msg.startsWith('Began running node ')) running.delete(line.thread);
-    const id = written.get(at);
-    if (id !== undefined) running.set(line.thread, { id, failed: false });
-    const node = running.get(line.thread);
-    if (node === undefined || id !== undefined) return;
+    const id = /^Writing runtime \w+ for node "([^"]+)"$/i.exec(line.msg)?.[1];
+    if (id !== undefined && runSql[id] !== undefined) {
+      const run: LoggedRun = { id, sql: [], failed: false, committed: false };
+      running.set(line.thread, run);
+      lastWrite.set(id, run);
+      continue;
+    }
+    const run = running.get(line.thread);
+    if (run === undefined) continue;
+    if (line.msg === `On ${run.id}: COMMIT`) run.committed = true;
+    else if (line.msg.startsWith(`On ${run.id}: `)) run.sql.push((statement = [line.msg]));
     if (line.level === 'error' || /^(?:\d\d:\d\d:\d\d \| )?\d+ of \d+ ERROR creating /.test(line.msg))
-      node.failed = true;
-    if (line.msg !== `Finished running node ${node.id}`) return;
-    if (node.failed) failures.add(node.id);
+      run.failed ||= !run.committed;
+    if (line.msg !== `Finished running node ${run.id}`) continue;
+    const runs = finished.get(run.id);
+    if (runs === undefined) finished.set(run.id, [run]);
+    else runs.push(run);
     running.delete(line.thread);
-  });
+  }
+  const failures = new Set<string>();
+  for (const [id, runs] of finished) {
+    const last = runs.at(-1);
+    if (last === undefined || last !== lastWrite.get(id) || !last.failed) continue;
+    const rebuilt = runs.findLast((run) => !run.failed);
+    const sql = runSql[id] ?? '';
+    if (rebuilt === undefined || !ranCompiledSql(rebuilt.sql.map((s) => s.join('\n')).join('\n'), sql))
+      failures.add(id);
+  }
   return failures;
 }

@@ -673,7 +673,7 @@ class ProjectReader {
         ok: true,
         columns: table.columns,
         from: 'catalog',
-        note: `${older} and the compiled SQL selects other columns (${changes}), but the model was not rebuilt since the catalog: ${since.why}${failed ? ", and target/run's build of this SQL is of a dbt run that failed (logs/dbt.log says so; dbt writes the file before it runs the SQL)" : ''}. The catalog's columns are declared (the warehouse still has them); once dbt run or build rebuilds it, run dbt docs generate`,
+        note: `${older} and the compiled SQL selects other columns (${changes}), but the model was not rebuilt since the catalog: ${since.why}${failed ? `, and target/run's build of this SQL is of a dbt run that failed (${this.artifacts.runLog ?? 'logs/dbt.log'} says so; dbt writes the file before it runs the SQL)` : ''}. The catalog's columns are declared (the warehouse still has them); once dbt run or build rebuilds it, run dbt docs generate`,
       };
     return {
       ok: true,

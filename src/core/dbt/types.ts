@@ -224,10 +224,12 @@ export interface DbtArtifacts {
    */
   runSql?: Record<string, string>;
   /**
-   * Of runSql's models, those whose target/run file is of a dbt run or build that failed, as the project's
-   * logs/dbt.log tells (dbt writes the file before it runs the SQL): not rebuilt since the catalog.
+   * Of runSql's models, those whose target/run file is of a dbt run or build that failed, as dbt's file log
+   * of the project tells (dbt writes the file before it runs the SQL): not rebuilt since the catalog.
    */
   runFailed?: readonly string[];
+  /** That log, as the warning names it (relative to the project folder: logs/dbt.log unless moved). */
+  runLog?: string;
   /** The project's `quoting:` (dbt_project.yml), when the project folder holds one. */
   quoting?: QuotePolicy;
   /**

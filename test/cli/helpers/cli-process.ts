@@ -49,6 +49,7 @@ const inheritedNoise = [
   // dbt's own, which gds reads as dbt does: a developer's profiles.yml or mode would change what plan selects.
   'DBT_PROFILES_DIR',
   'DBT_INDIRECT_SELECTION',
+  'DBT_LOG_PATH',
   'FORCE_COLOR',
   'NO_COLOR',
   'GDS_CONTENT_TYPE',

@@ -234,7 +234,10 @@ describe("dbt's file log: whether the run that last wrote a model's target/run f
         ),
     line('debug', thread, `Finished running node ${id}`),
   ];
-  const failures = (lines: string[], ids = [A, B]) => [...loggedRunFailures(lines.join('\n'), ids)];
+  /** Each model's target/run file: the DDL `ran` logs. */
+  const files = (ids: string[], sql = 'create view x as (\n  select 1\n);') =>
+    Object.fromEntries(ids.map((id) => [id, sql]));
+  const failures = (lines: string[], ids = [A, B]) => [...loggedRunFailures(lines.join('\n'), files(ids))];
 
   it('a model whose last run erred, in dbt 1.x text; threads interleaved; a later compile changes nothing', () => {
     expect(failures(ran(A, 'Thread-1 (', 'ERROR'))).toEqual([A]);
@@ -275,6 +278,37 @@ describe("dbt's file log: whether the run that last wrote a model's target/run f
     expect(failures(ran(A, 'Thread-1 (', 'ERROR'), [B])).toEqual([]);
     expect(failures(ran(A, 'Thread-1 (', 'ERROR').slice(0, -1))).toEqual([]);
     expect(failures(['not a log', '{"also": "not"}'])).toEqual([]);
+  });
+
+  it('a failed run does not hide the last one that rebuilt the model from the same SQL; one of other SQL does', () => {
+    expect(failures([...ran(A, 'Thread-1 (', 'OK'), ...ran(A, 'Thread-1 (', 'ERROR')])).toEqual([]);
+    const other = ran(A, 'Thread-1 (', 'OK').map((l) => l.replace('select 1', 'select 2'));
+    expect(failures([...other, ...ran(A, 'Thread-1 (', 'ERROR')])).toEqual([A]);
+    // The last rebuild decides: the same SQL, then other SQL, then the failure.
+    expect(failures([...ran(A, 'Thread-1 (', 'OK'), ...other, ...ran(A, 'Thread-1 (', 'ERROR')])).toEqual([
+      A,
+    ]);
+  });
+
+  it("an error after the model's COMMIT (a post-hook, the backup's drop) is a rebuild; another connection's is not", () => {
+    const failing = (commit: string) => {
+      const run = ran(A, 'Thread-1 (', 'ERROR');
+      return [...run.slice(0, 5), line('debug', 'Thread-1 (', commit), ...run.slice(5)];
+    };
+    expect(failures(failing(`On ${A}: COMMIT`))).toEqual([]);
+    expect(failures(failing('On master: COMMIT'))).toEqual([A]);
+    expect(failures(failing(`On ${A}: ROLLBACK`))).toEqual([A]);
+    const json = (level: string, msg: string) =>
+      JSON.stringify({ info: { level, msg, name: 'X', thread: 'Thread-1 (worker)' }, data: {} });
+    const logged = (commit: string[]) => [
+      json('debug', `Writing runtime sql for node "${A}"`),
+      json('debug', `On ${A}: create view x as (\n  select 1\n);`),
+      ...commit,
+      json('error', '1 of 1 ERROR creating sql view model main.a ... [ERROR in 0.1s]'),
+      json('debug', `Finished running node ${A}`),
+    ];
+    expect(failures(logged([json('debug', `On ${A}: COMMIT`)]))).toEqual([]);
+    expect(failures(logged([]))).toEqual([A]);
   });
 
   it('a run killed before it finished tells nothing, whatever its thread logs in later invocations', () => {
