@@ -70,14 +70,9 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
       'Set to 1: gds never asks a question, even on a terminal (as when piped); 0: it may (beats the prompt setting).',
   },
   {
-    names: ['DBT_INDIRECT_SELECTION', 'DBT_PROFILES_DIR'],
+    names: ['DBT_INDIRECT_SELECTION', 'DBT_PROFILES_DIR', 'DBT_LOG_PATH'],
     description:
-      "dbt's own: which dbt tests of the selected models plan and apply make Gate 1 rules (eager, cautious, buildable, empty), as --indirect-selection; the folder of the profiles.yml whose config: indirect_selection they read, as --profiles-dir (nothing else of it is read).",
-  },
-  {
-    names: ['DBT_LOG_PATH'],
-    description:
-      "dbt's own: the folder of the dbt.log plan and apply read (relative to the dbt project folder; default: dbt_project.yml's log-path, else logs) to tell whether a dbt run since the catalog rebuilt a model.",
+      "dbt's own: which dbt tests of the selected models plan and apply make Gate 1 rules (eager, cautious, buildable, empty), as --indirect-selection; the folder of the profiles.yml whose config: indirect_selection they read, as --profiles-dir (nothing else of it is read); the folder of the dbt.log they read to tell whether a dbt run since the catalog rebuilt a model (relative to the dbt project folder; default: dbt_project.yml's log-path, else logs).",
   },
   {
     names: ['GDS_INTERVAL'],
