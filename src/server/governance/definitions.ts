@@ -15,6 +15,7 @@ import { promotedName } from '../../core/promoted-name.js';
 import { slugOf } from '../../core/table-slug.js';
 import type { Effect, TransitionContext } from '../../core/lifecycle/index.js';
 import { inEnvironmentScope } from '../certification/access.js';
+import { roleAtLeast } from '../../core/scopes.js';
 import type { Caller } from '../auth/caller.js';
 import { getWorkspaceConfig } from '../certification/config.js';
 import type { AppContext } from '../context.js';
@@ -23,7 +24,7 @@ import { badRequest, forbidden, HttpError, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Column, ColumnType } from '../records/columns.js';
 import { INTEGER_BYTES } from '../records/columns.js';
-import { describeWarehouseObject } from '../warehouse.js';
+import { describeWarehouseObject, splitSource } from '../warehouse.js';
 import { applyTrigger, fileRecertificationRequest, governedTransaction } from './engine.js';
 import type { Job } from './jobs.js';
 import { enqueueJob, recentJobs } from './jobs.js';
@@ -446,7 +447,7 @@ const LOWERED_NAMES = 'ARRAY[lower($2), normalize(lower($2), NFC), normalize(low
  */
 async function findCollision(
   q: Queryable,
-  workspaceId: string,
+  caller: Caller,
   name: string,
   source: string,
   environmentLabel: string,
@@ -458,19 +459,14 @@ async function findCollision(
     })
   | null
 > {
-  const rows = await q.query<{
-    by_name: boolean;
-    id: string;
-    mode: string;
-    name: string;
-    environment_label: string;
-  }>(
-    `SELECT (lower(name) = ANY(${LOWERED_NAMES}) OR slug = $3) AS by_name, id, mode, name, environment_label
+  const rows = await q.query<Holder & { by_name: boolean; mode: string }>(
+    `SELECT (lower(name) = ANY(${LOWERED_NAMES}) OR slug = $3) AS by_name, id, mode, name, environment_label,
+            source, owner_id
        FROM gds.tables
       WHERE workspace_id = $1 AND active AND id IS DISTINCT FROM $5
         AND (lower(name) = ANY(${LOWERED_NAMES}) OR slug = $3 OR (mode = 'MODE_A' AND source = $4))
       ORDER BY 1 DESC LIMIT 1`,
-    [workspaceId, name, slugOf(name), source, except],
+    [caller.workspaceId, name, slugOf(name), source, except],
   );
   const [row] = rows;
   if (!row) return null;
@@ -486,12 +482,93 @@ async function findCollision(
       : row.environment_label !== environmentLabel
         ? {
             replaceable: false,
-            reason: `'${row.name}' (${row.id}) is a table of ${row.environment_label}, and a push to ${environmentLabel} cannot replace it: a replacement keeps its table's environment. To have its definition in ${environmentLabel}, promote it (gds env promote ${row.id} --to ${environmentLabel}: it lands there as ${promotedName(row.name, row.environment_label, environmentLabel)}, and ${row.name} stays in ${row.environment_label}); else give the artifact another ${other}.`,
+            reason: await otherEnvironmentReason(q, caller, row, environmentLabel, other),
           }
         : { replaceable: true };
   return row.by_name
     ? { kind: 'name', existingId: row.id, ...custody }
     : { kind: 'source', source, existingId: row.id, ...custody };
+}
+
+/** What a 409 reads of the table holding a pushed name or source. */
+interface Holder {
+  id: string;
+  name: string;
+  environment_label: string;
+  source: string | null;
+  owner_id: string;
+}
+
+/**
+ * The reason of the 409 of a push to `to` whose name or source (`other`) `holder`, a Mode A table of another
+ * environment, holds: a push cannot replace it (a replacement keeps its table's environment). The promotion
+ * that gives its definition to `to` is named only where the caller could run it and it would land: a person
+ * (a promotion is a person's) who owns the table or is a workspace admin (who may delete it, §7.3), in whose
+ * scope it is. A holder the caller may not read (§5.6: outside their environments) is not named at all.
+ */
+async function otherEnvironmentReason(
+  q: Queryable,
+  caller: Caller,
+  holder: Holder,
+  to: string,
+  other: string,
+): Promise<string> {
+  const elsewhere = `a push to ${to} cannot replace it: a replacement keeps its table's environment`;
+  if (!inEnvironmentScope(caller, holder.environment_label))
+    return `A table of an environment you may not read holds this ${other}, and ${elsewhere}. Give the artifact another ${other}.`;
+  const named = `'${holder.name}' (${holder.id}) is a table of ${holder.environment_label}, and ${elsewhere}`;
+  const another = `the artifact another ${other}.`;
+  const mayPromote =
+    caller.kind === 'session' && (holder.owner_id === caller.userId || roleAtLeast(caller.role, 'ADMIN'));
+  if (!mayPromote || holder.source === null) return `${named}. Give ${another}`;
+  const landing = await promotionLanding(q, caller.workspaceId, holder, holder.source, to);
+  if ('name' in landing)
+    return `${named}. To have its definition in ${to}, promote it (gds env promote ${holder.id} --to ${to}: it lands there as ${landing.name}, and ${holder.name} stays in ${holder.environment_label}); else give ${another}`;
+  return `${named}, and promoting it would not land either: ${landing.refusal}. ${
+    landing.sameSource
+      ? `This push lands once ${holder.name} is deleted (gds delete ${holder.id}); else give ${another}`
+      : `Give ${another}`
+  }`;
+}
+
+/**
+ * Where `gds env promote <holder> --to <to>` would land the holder (its name there), or why it would not: the
+ * connector it picks (to's first active one, targetConnector's), the warehouse object there and the name and
+ * source the landing takes, as landBundle registers them. `sameSource`: the landing's source is the holder's
+ * own (to's connector reads the holder's schema), which only the holder's deletion frees.
+ */
+async function promotionLanding(
+  q: Queryable,
+  workspaceId: string,
+  holder: Holder,
+  holderSource: string,
+  to: string,
+): Promise<{ name: string } | { refusal: string; sameSource: boolean }> {
+  const [connector] = await q.query<{ name: string; warehouse_schema: string }>(
+    `SELECT name, warehouse_schema FROM gds.connectors WHERE workspace_id = $1 AND environment_label = $2
+        AND status = 'ACTIVE' ORDER BY created_at, id LIMIT 1`,
+    [workspaceId, to],
+  );
+  if (!connector) return { refusal: `${to} has no active connector`, sameSource: false };
+  const name = promotedName(holder.name, holder.environment_label, to);
+  const source = `${connector.warehouse_schema}.${splitSource(holderSource)[1]}`;
+  if (source === holderSource) {
+    return {
+      refusal: `${to}'s connector ${connector.name} reads ${connector.warehouse_schema} too, so it would take the source ${source}, which ${holder.name} holds`,
+      sameSource: true,
+    };
+  }
+  if (!(await describeWarehouseObject(q, source)))
+    return { refusal: `connector ${connector.name} of ${to} has no ${source}`, sameSource: false };
+  const [taken] = await q.query<{ id: string }>(
+    `SELECT id FROM gds.tables
+      WHERE workspace_id = $1 AND active
+        AND (lower(name) = ANY(${LOWERED_NAMES}) OR slug = $3 OR (mode = 'MODE_A' AND source = $4)) LIMIT 1`,
+    [workspaceId, name, slugOf(name), source],
+  );
+  if (taken)
+    return { refusal: `the name ${name} or the source ${source} it would take is held`, sameSource: false };
+  return { name };
 }
 
 /**
@@ -611,14 +688,7 @@ async function register(
   const tableId = newId('tbl');
   await lockRegistrations(tx, caller.workspaceId);
   const { gateMode } = await getWorkspaceConfig(tx, caller.workspaceId);
-  const conflict = await findCollision(
-    tx,
-    caller.workspaceId,
-    artifact.table,
-    source,
-    connector.environmentLabel,
-    null,
-  );
+  const conflict = await findCollision(tx, caller, artifact.table, source, connector.environmentLabel, null);
   const result = await applyTrigger(tx, {
     table: null,
     trigger: 'registered',
@@ -715,7 +785,7 @@ async function replace(
   );
   const collision = await findCollision(
     tx,
-    caller.workspaceId,
+    caller,
     artifact.table,
     source,
     connector.environmentLabel,
