@@ -37,6 +37,7 @@ import { CliError, ExitCode } from '../core/errors.js';
 import type { Connector } from '../client/areas/connectors.js';
 import type { ContractIntentRequest } from '../client/areas/contracts.js';
 import type { HeldLeft, HeldOptions, HeldQuery, HeldTable, TableListRow } from '../client/areas/tables.js';
+import { ApiError } from '../client/errors.js';
 import type {
   DbtDeclaration,
   DbtProject,
@@ -731,12 +732,14 @@ export async function planProject(
     const row = bySource.get(lower(artifact.source)) ?? byName.get(lower(declaration.name));
     if (row !== undefined) matched.add(row.id);
     const holder = nameHolders.get(lower(tableName));
-    if (holder !== undefined && holder.id !== row?.id)
+    if (holder !== undefined && holder.id !== row?.id) {
+      const project = { id: projectId, name: projectName, derived: options.project === undefined };
       return refused(
         { ...declaration, source: artifact.source },
-        `the name ${tableName} is held by table ${holder.id} ${holderText(holder)}, and a table name is one per workspace: ${movedByPromotion(holder, { id: projectId, name: projectName, derived: options.project === undefined }, env)}give the model another alias (dbt's alias config), or leave it out with --exclude`,
+        `the name ${tableName} is held by table ${holder.id} ${holderText(holder)}, and a table name is one per workspace: ${await movedByPromotion(client, holder, project, env, call)}give the model another alias (dbt's alias config), or leave it out with --exclude`,
         row?.id ?? null,
       );
+    }
     const slugHolder = slugHolders.get(slugOf(tableName));
     if (slugHolder !== undefined && slugHolder.id !== row?.id)
       return refused(
@@ -1070,19 +1073,37 @@ const SLUG_RULE = 'lowered and with each run of other characters than letters, d
  * The promotion's advice, where the holder is this project's table of another environment: recorded under this
  * project's id, or (an id gds derives) under the id gds derived for this dbt project there (`shop@con_dev` while
  * production plans `shop@con_prod`), which the promotion turns into this one (promotedProject, server side).
+ * Only for a table the caller could promote (its owner or a workspace admin: the service's `mayReplace` of it):
+ * another team's dbt project of the same name on the same connector has the same derived id.
  */
-function movedByPromotion(
+async function movedByPromotion(
+  client: PlanClient,
   holder: HeldTable | TableListRow,
   project: { id: string; name: string; derived: boolean },
   env: string,
-): string {
+  call: { signal?: AbortSignal },
+): Promise<string> {
   if (holder.environmentLabel === env || holder.project === null || holder.project === undefined) return '';
   const ours =
     holder.project === project.id ||
     (project.derived &&
       derivedBefore(holder.project, project.name, holder.environmentLabel, holder.connectorId ?? ''));
-  if (!ours) return '';
+  if (!ours || !(await mayPromote(client, holder.id, call))) return '';
   return `a table moves between environments by promotion (gds env promote ${shellWord(holder.id)} --to ${shellWord(env)}), never by apply; `;
+}
+
+/** Whether the service says the caller may replace table `tableId`'s definition; a table it refuses (gone, out of scope): no. */
+async function mayPromote(
+  client: PlanClient,
+  tableId: string,
+  call: { signal?: AbortSignal },
+): Promise<boolean> {
+  try {
+    return (await client.artifacts.held(tableId, call)).mayReplace === true;
+  } catch (error) {
+    if (error instanceof ApiError && (error.status === 403 || error.status === 404)) return false;
+    throw error;
+  }
 }
 
 function holderText(holder: HeldTable | TableListRow, id?: string): string {

@@ -379,3 +379,46 @@ describe.each([
     });
   },
 );
+
+// The promotion is named for a table the caller could promote (its owner or a workspace admin, as the
+// service's mayReplace says), not for another team's table that the id gds derives for a dbt project of the same
+// name (shop@con_dev) makes look like this project's.
+describe('another team’s project of the same dbt name in dev', { timeout: 300_000 }, () => {
+  const { context, gds } = shopProject({ applied: true });
+
+  it('names no promotion of a table the caller could not promote; its owner is told it', async () => {
+    const staging = writeDbtProject(3, {
+      dir: join(context.dir, 'shop-staging'),
+      schema: 'analytics_staging',
+      project: 'shop',
+    });
+    for (const d of (await loadDbtProject(staging, {})).declarations)
+      await context.server.sql(
+        `CREATE TABLE analytics_staging."${d.name}" (${d.columns.map((c) => `"${c.name}" text`).join(', ')})`,
+      );
+    const [held] = await context.server.sql<{ id: string; project: string }>(
+      `SELECT id, project FROM gds.tables WHERE active AND name = 'stg_entity_0'`,
+    );
+    expect(held?.project).toMatch(/^shop@con_/);
+    // The steward (dev and staging, no admin) plans their own shop in staging; the ADMIN's tables hold the names.
+    const plan = await gds(['plan', '--dbt', staging, '--connector', 'warehouse-staging', '--json'], {
+      role: 'STEWARD',
+    });
+    const refused = lines(plan.stdout).find((r) => r['table'] === 'stg_entity_0');
+    expect(refused).toMatchObject({ action: 'refused' });
+    expect(refused?.['reason']).not.toContain('gds env promote');
+    expect(refused?.['reason']).toContain('another alias');
+    // Theirs, it is named.
+    await context.server.sql(
+      `UPDATE gds.tables SET owner_id = (SELECT id FROM gds.users WHERE email = 'steward@example.com')
+        WHERE id = $1`,
+      [held?.id ?? ''],
+    );
+    const owned = await gds(['plan', '--dbt', staging, '--connector', 'warehouse-staging', '--json'], {
+      role: 'STEWARD',
+    });
+    expect(lines(owned.stdout).find((r) => r['table'] === 'stg_entity_0')?.['reason']).toContain(
+      `gds env promote ${held?.id ?? ''} --to staging`,
+    );
+  });
+});
