@@ -136,7 +136,8 @@ function named(tables: readonly string[]): string {
 function quotedWarnings(warnings: readonly string[], room: number): string {
   const lines: string[] = [];
   let used = 0;
-  const grouped = groupedWarnings(warnings);
+  // The comment's reader ran no --json: running the plan with it lists each warning on a line of its own.
+  const grouped = groupedWarnings(warnings, 'gds plan --json lists each');
   for (const [i, warning] of grouped.entries()) {
     const line = `> ${text(warning)}`;
     if (used + line.length + 1 > room - MORE_WARNINGS_AT_MOST) {

@@ -194,17 +194,21 @@ export async function printPlan(
   out.print(summaryLine(plan));
 }
 
-/** A dbt unique id (`model.shop.orders`, `test.shop.not_null_orders_id.6a1f2c`), as a warning starts with it. */
-const DBT_ID = /^[a-z_]+\.\S+$/;
+/**
+ * A dbt unique id (`model.shop.orders`, `test.shop.not_null_orders_id.6a1f2c`), as a warning starts with it: a
+ * resource type of dbt's, its package and a name. A file named first (`catalog.json: …`) is no node.
+ */
+const DBT_ID =
+  /^(?:model|seed|snapshot|test|unit_test|source|analysis|operation|sql_operation|exposure|metric|semantic_model|saved_query|group|macro)\.[^.\s]+\.\S+$/;
 /** Where one warning is said of this many tests (or nodes) or more, the human plan says it once. */
 const GROUPED_FROM = 3;
 
 /**
  * The reader's warnings as the human plan says them: one said alike of many tests (a package's macro that a
  * dispatch: order could run instead, on each of 2,000 tests) once, with how many and the first two; the others as
- * they are, in their order. --json keeps one line each.
+ * they are, in their order. --json keeps one line each; `listsEach` says where the reader finds them.
  */
-export function groupedWarnings(warnings: readonly string[]): string[] {
+export function groupedWarnings(warnings: readonly string[], listsEach = '--json lists each'): string[] {
   const groups = new Map<string, { kind: 'tests' | 'nodes'; ids: string[] }>();
   const keyed = warnings.map((warning) => {
     const [node, second, ...rest] = warning.split(': ');
@@ -230,7 +234,7 @@ export function groupedWarnings(warnings: readonly string[]): string[] {
     const [first, second] = group.ids;
     const more = group.ids.length - 2;
     lines.push(
-      `${group.ids.length} ${group.kind}: ${message ?? ''} (${first ?? ''}, ${second ?? ''} and ${more} more; --json lists each)`,
+      `${group.ids.length} ${group.kind}: ${message ?? ''} (${first ?? ''}, ${second ?? ''} and ${more} more; ${listsEach})`,
     );
   }
   return lines;

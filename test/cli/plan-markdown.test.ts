@@ -109,6 +109,26 @@ describe("plan --format markdown's warnings", () => {
     expect(text).toContain('> model.shop.m7: a where: reads the clock');
   });
 
+  it('the grouped line tells the reader of a PR comment, who ran no --json, to run gds plan --json', () => {
+    const p = { ...plan([table('orders', 'create')]), warnings: [shim(1), shim(2), shim(3)] };
+    const text = planMarkdown(p, planSummary(p));
+    expect(text).toContain('and 1 more; gds plan --json lists each)');
+    expect(text).not.toContain('; --json lists each');
+  });
+
+  it('a warning that starts with a file name (catalog.json: …) is not grouped as said of nodes or tests', () => {
+    const ofModel = (n: number) => `catalog.json: model.shop.m${n}: lists no column of the compiled SQL`;
+    const alike = 'catalog.json: written by another dbt than manifest.json';
+    const p = {
+      ...plan([table('orders', 'create')]),
+      warnings: [ofModel(1), ofModel(2), ofModel(3), alike, alike, alike],
+    };
+    const text = planMarkdown(p, planSummary(p));
+    expect(text).not.toMatch(/> 3 (nodes|tests):/);
+    expect(text.split('\n').filter((line) => line === `> ${alike}`)).toHaveLength(3);
+    for (const n of [1, 2, 3]) expect(text).toContain(`> ${ofModel(n)}`);
+  });
+
   it('thousands of warnings that differ stay under 65,536 characters, the rest counted', () => {
     const p = {
       ...plan([table('orders', 'create')]),
