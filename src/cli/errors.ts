@@ -49,6 +49,25 @@ export function toCliError(error: unknown, usageHint: string, context: UsageCont
 }
 
 /**
+ * A failure of a command whose exit 1 answers a question (gate diff: the two differ; plan --exit-code: a
+ * table would change): ended with 2, as diff(1)'s "trouble", so that 1 says the answer and nothing else.
+ * Every other exit code is kept: it says the cause already (5 not found, 9 the network).
+ */
+export function freeingExitOne(failure: CliError): CliError {
+  return failure.exitCode === ExitCode.Failure ? withExitCode(failure, ExitCode.Usage) : failure;
+}
+
+/** `failure` ending with `exitCode`; its message, code, suggestion and details kept. */
+export function withExitCode(failure: CliError, exitCode: ExitCodeValue): CliError {
+  return new CliError(failure.message, {
+    exitCode,
+    code: failure.code,
+    ...(failure.suggestion === undefined ? {} : { suggestion: failure.suggestion }),
+    details: failure.details,
+  });
+}
+
+/**
  * oclif's parse errors in gds's voice: no "The following error occurred:" heading, flags written as typed
  * (`--reason`), one sentence per problem; a mistyped flag or flag value gets the nearest allowed one.
  */

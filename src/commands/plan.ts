@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { ApiCommand } from '../cli/api-command.js';
 import { CliError, ExitCode } from '../core/errors.js';
-import { toCliError } from '../cli/errors.js';
+import { withExitCode } from '../cli/errors.js';
 import { projectFlags, printPlan, summaryLine } from '../cli/project-views.js';
 import { readProject, strictFailure } from '../services/project.js';
 import { planChanges } from '../services/project-plan.js';
@@ -138,22 +138,14 @@ export default class Plan extends ApiCommand<typeof Plan> {
     if (this.flags['exit-code'] && planChanges(plan)) process.exitCode = ExitCode.Failure;
   }
 
-  /** Under --detailed-exitcode every failure is exit 1, so that 2 means changes only (a usage error included). */
-  override async catch(error: Error): Promise<never> {
-    if (!this.argv.includes('--detailed-exitcode')) return super.catch(error);
-    const failure = toCliError(error, 'See `gds plan --help`.', {
-      flagNames: Object.keys({ ...Plan.baseFlags, ...Plan.flags }),
-      argv: this.argv,
-    });
-    if (failure.exitCode === ExitCode.Interrupted) return super.catch(failure);
-    return super.catch(
-      new CliError(failure.message, {
-        exitCode: ExitCode.Failure,
-        code: failure.code,
-        ...(failure.suggestion === undefined ? {} : { suggestion: failure.suggestion }),
-        details: failure.details,
-      }),
-    );
+  /**
+   * Under --detailed-exitcode every failure ends with 1 (a usage error included), so that 2 means changes only;
+   * a failure thrown by run() or met writing the output (a --jq filter failing on a record) alike.
+   */
+  protected override endingFailure(failure: CliError): CliError {
+    if (!this.argv.includes('--detailed-exitcode') || failure.exitCode === ExitCode.Interrupted)
+      return failure;
+    return withExitCode(failure, ExitCode.Failure);
   }
 }
 

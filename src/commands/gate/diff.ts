@@ -2,6 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
 import { tableEnvFlag } from '../../cli/governance-flags.js';
 import { CliError, ExitCode } from '../../core/errors.js';
+import { freeingExitOne } from '../../cli/errors.js';
 import { readGate1Text } from '../../io/input.js';
 import { shellWord } from '../../core/shell-word.js';
 import { printUnifiedDiff } from '../../cli/write-preview.js';
@@ -147,13 +148,7 @@ export default class GateDiff extends ApiCommand<typeof GateDiff> {
    *  for, a config file it cannot use, a --jq filter failing on the answer, a bug) ends gate diff with 2, as
    *  diff(1)'s "trouble". */
   protected override endingFailure(failure: CliError): CliError {
-    if (failure.exitCode !== ExitCode.Failure) return failure;
-    return new CliError(failure.message, {
-      exitCode: ExitCode.Usage,
-      code: failure.code,
-      ...(failure.suggestion === undefined ? {} : { suggestion: failure.suggestion }),
-      details: failure.details,
-    });
+    return freeingExitOne(failure);
   }
 
   private async diffLocally(before: DiffSide, after: DiffSide, semantic: boolean): Promise<GateDiffResult> {
