@@ -12,7 +12,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, beforeEach, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/auth/config.js';
-import type { Profile } from '../../src/auth/config.js';
 import type * as FinishBeforeExit from '../../src/auth/finish-before-exit.js';
 import { removeProfile } from '../../src/auth/profiles.js';
 import { refreshUnderLock } from '../../src/auth/refresh.js';
@@ -37,26 +36,13 @@ vi.mock('../../src/auth/secret-store.js', async (importOriginal) => {
     keychain[key] = undefined;
     return hook?.();
   };
+  const { fakeKeychain } = await import('../helpers/fake-keychain.js');
   return {
     ...real,
-    placeSecrets: async (...args: Parameters<typeof SecretStore.placeSecrets>) => {
-      const [name, secrets, setting, options] = args;
-      if (setting === 'file') return real.placeSecrets(...args);
-      const secretRef = real.keychainRefFor(name, options?.env);
-      await once('before');
-      keychain.entries.set(secretRef.account, JSON.stringify(secrets));
-      await once('after');
-      return { storage: 'keychain', fields: { secretRef } };
-    },
-    readSecrets: async (profile: Profile, options?: SecretStore.SecretStoreOptions) => {
-      if (profile.secretRef === undefined) return real.readSecrets(profile, options);
-      const stored = keychain.entries.get(profile.secretRef.account);
-      return stored === undefined
-        ? { secrets: {}, storage: 'none' }
-        : { secrets: JSON.parse(stored) as object, storage: 'keychain' };
-    },
-    deleteKeychainEntry: async (profile: Profile) =>
-      keychain.entries.delete(profile.secretRef?.account ?? ''),
+    ...fakeKeychain(real, keychain.entries, {
+      beforeWrite: () => once('before'),
+      afterWrite: () => once('after'),
+    }),
   };
 });
 

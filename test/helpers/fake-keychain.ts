@@ -1,0 +1,31 @@
+// A fake OS keychain for tests that mock secret-store.ts (vi.mock): one entry per account, as the Secret Service
+// keeps them, in `entries`. Secrets set to go to the file, and profiles whose secrets are in it, are as ever.
+// `beforeWrite` and `afterWrite` run as each keychain write starts and once it landed (one may throw: no answer).
+import type { Profile } from '../../src/auth/config.js';
+import type * as SecretStore from '../../src/auth/secret-store.js';
+
+export function fakeKeychain(
+  real: typeof SecretStore,
+  entries: Map<string, string>,
+  hooks: { beforeWrite?: () => unknown; afterWrite?: () => unknown } = {},
+) {
+  return {
+    placeSecrets: async (...args: Parameters<typeof SecretStore.placeSecrets>) => {
+      const [name, secrets, setting, options] = args;
+      if (setting === 'file') return real.placeSecrets(...args);
+      const secretRef = real.keychainRefFor(name, options?.env);
+      await hooks.beforeWrite?.();
+      entries.set(secretRef.account, JSON.stringify(secrets));
+      await hooks.afterWrite?.();
+      return { storage: 'keychain' as const, fields: { secretRef } };
+    },
+    readSecrets: async (profile: Profile, options?: SecretStore.SecretStoreOptions) => {
+      if (profile.secretRef === undefined) return real.readSecrets(profile, options);
+      const stored = entries.get(profile.secretRef.account);
+      return stored === undefined
+        ? { secrets: {}, storage: 'none' as const }
+        : { secrets: JSON.parse(stored) as object, storage: 'keychain' as const };
+    },
+    deleteKeychainEntry: async (profile: Profile) => entries.delete(profile.secretRef?.account ?? ''),
+  };
+}
