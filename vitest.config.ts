@@ -54,6 +54,7 @@ const ISOLATED = [
   'test/auth/refresh-lost-lock-keychain.test.ts',
   'test/services/dbt-run-sql-reads.test.ts',
   'test/auth/login-profile-changed.test.ts',
+  'test/auth/save-profile-config-write-fails.test.ts',
 ];
 
 export default defineConfig({

@@ -2,7 +2,7 @@
 // the rest into the config file (config.ts). `gds auth set`, `gds auth logout`, and later the browser
 // sign-in and the token refresh write through here.
 import { CliError, ExitCode } from '../core/errors.js';
-import type { Env, GdsConfig, Profile, ProfileSecrets } from './config.js';
+import type { Env, GdsConfig, KeychainRef, Profile, ProfileSecrets } from './config.js';
 import {
   checkProfileName,
   configPath,
@@ -16,7 +16,13 @@ import {
 import { checkBaseUrl } from './credentials.js';
 import type { SecretStorage } from './secret-store.js';
 import { holderAlive } from './refresh-holder.js';
-import { deleteKeychainEntry, placeSecrets, readSecrets, secretStorageSetting } from './secret-store.js';
+import {
+  deleteKeychainEntry,
+  keychainRefFor,
+  placeSecrets,
+  readSecrets,
+  secretStorageSetting,
+} from './secret-store.js';
 import { debugLog } from './debug-log.js';
 
 export interface ProfileOptions {
@@ -118,6 +124,11 @@ async function save(
           'may be writing. The next renewal moves them to the keychain.',
       );
   }
+  // New credentials replace the profile's keychain entry before its config entry is written: should that write
+  // fail, the entry is put back as it was, or the profile would read the new secrets with the rest of the old
+  // credentials while the command says they were not saved. (A renewal's tokens are the only copy: they stay.)
+  const entry =
+    claim === undefined && setting !== 'file' ? await entryBefore(name, previous, options) : undefined;
   const placement = await placeSecrets(name, secrets, lostBeforeWrite ? 'file' : setting, {
     ...options,
     ...(toldBefore || lostBeforeWrite ? { warn: undefined } : {}),
@@ -128,12 +139,18 @@ async function save(
     ...(claim === undefined ? { savedId: newSavedId() } : {}),
     ...placement.fields,
   } as Profile;
-  const active = await updateConfig((config) => {
-    if (!claimed(config)) return undefined;
-    config.profiles[name] = profile;
-    config.activeProfile ??= name;
-    return config.activeProfile === name;
-  }, options);
+  let active: boolean | undefined;
+  try {
+    active = await updateConfig((config) => {
+      if (!claimed(config)) return undefined;
+      config.profiles[name] = profile;
+      config.activeProfile ??= name;
+      return config.activeProfile === name;
+    }, options);
+  } catch (error) {
+    if (placement.storage === 'keychain' && entry !== undefined) await putBack(name, entry, error, options);
+    throw error;
+  }
   if (active === undefined) {
     // Logged out (or replaced) between the check and the write: the keychain entry just written must not outlive
     // it. While the refresh holds the profile's lock no other gds wrote that entry since; once it lost it, a
@@ -160,6 +177,70 @@ async function save(
       );
   }
   return { name, profile, storage: placement.storage, active };
+}
+
+/** What profile `name`'s keychain entry holds before a save of new credentials writes it (see save). */
+type EntryBefore = { held: ProfileSecrets } | 'nothing' | { unread: string };
+
+async function entryBefore(
+  name: string,
+  previous: Profile | undefined,
+  options: ProfileOptions,
+): Promise<EntryBefore> {
+  const ref = keychainRefFor(name, options.env);
+  const named = previous?.secretRef;
+  // An entry no profile names holds nothing of the profile's: what the save writes there is removed.
+  if (previous === undefined || named?.service !== ref.service || named.account !== ref.account)
+    return 'nothing';
+  try {
+    const read = await readSecrets(previous, { env: options.env, once: true });
+    return read.storage === 'keychain' ? { held: read.secrets } : 'nothing';
+  } catch (error) {
+    return { unread: (error as Error).message };
+  }
+}
+
+/**
+ * The config file was not written after the keychain entry of profile `name` was (`failure`): the entry is put back
+ * as it was `before`. When it cannot be, EntryNotPutBack says what the entry holds now.
+ */
+async function putBack(name: string, before: EntryBefore, failure: unknown, options: ProfileOptions) {
+  const ref = keychainRefFor(name, options.env);
+  let why: string;
+  if (typeof before === 'object' && 'unread' in before)
+    why = `what it held could not be read: ${before.unread}`;
+  else {
+    try {
+      if (before === 'nothing')
+        await deleteKeychainEntry({ kind: 'static', base: '', secretRef: ref }, options);
+      else await placeSecrets(name, before.held, 'keychain', { env: options.env });
+      debugLog(`profile ${name}: its config not written; its keychain entry put back as it was`);
+      return;
+    } catch (error) {
+      why = (error as Error).message;
+    }
+  }
+  throw new EntryNotPutBack(name, ref, failure, why);
+}
+
+/**
+ * A save of new credentials whose config entry was not written, and whose keychain entry, written, could not be
+ * put back as it was: profile `name` reads the new secrets from it, with the rest of what it held before.
+ */
+export class EntryNotPutBack extends Error {
+  constructor(
+    readonly profileName: string,
+    readonly ref: KeychainRef,
+    readonly failure: unknown,
+    readonly why: string,
+  ) {
+    const failed = (failure instanceof Error ? failure.message : String(failure)).replace(/\.$/, '');
+    super(
+      `${failed}; the keychain entry of profile ${profileName} (service ${ref.service}, account ${ref.account}) ` +
+        `was written first, and could not be put back as it was (${why.replace(/\.$/, '')})`,
+    );
+    this.name = 'EntryNotPutBack';
+  }
 }
 
 function newSavedId(): string {

@@ -170,10 +170,11 @@ export async function refreshUnderLock(
   }
 }
 
-/** How long a held Ctrl-C or SIGTERM waits for the new tokens to be saved: one keychain write that may not
- *  answer (then the file takes them), and the config file's write. */
-export function saveBoundMs(env: Env | undefined): number {
-  return Math.min(keychainTimeoutMs(env ?? process.env) + SAVE_BOUND_MS, MAX_TIMER_MS);
+/** How long a held Ctrl-C or SIGTERM waits for the new tokens to be saved: `keychainCalls` keychain calls that
+ *  may not answer (a write, then the file takes them; a save of new credentials first reads what the write
+ *  replaces, to put it back should the config file not be written), and the config file's write. */
+export function saveBoundMs(env: Env | undefined, keychainCalls = 1): number {
+  return Math.min(keychainCalls * keychainTimeoutMs(env ?? process.env) + SAVE_BOUND_MS, MAX_TIMER_MS);
 }
 
 const ALREADY_FRESH = Symbol('already fresh');

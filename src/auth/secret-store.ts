@@ -105,14 +105,20 @@ export interface ReadSecrets {
   storage: SecretStorage | 'none';
 }
 
-/** A profile's secrets from wherever its entry says they are. Throws KeychainUnavailableError. */
-export async function readSecrets(profile: Profile, options: SecretStoreOptions = {}): Promise<ReadSecrets> {
+/**
+ * A profile's secrets from wherever its entry says they are. Throws KeychainUnavailableError. `once`: a keychain
+ * that does not answer is not asked again (a read that only serves to undo a write, within a bounded save).
+ */
+export async function readSecrets(
+  profile: Profile,
+  options: SecretStoreOptions & { once?: boolean } = {},
+): Promise<ReadSecrets> {
   const ref = profile.secretRef;
   if (ref === undefined) {
     const secrets = onlySecrets(profile);
     return { secrets, storage: Object.keys(secrets).length > 0 ? 'file' : 'none' };
   }
-  const stored = await keychainCall(ref, options.env, { op: 'get' });
+  const stored = await keychainCall(ref, options.env, { op: 'get' }, options.once !== true);
   if (typeof stored !== 'string') return { secrets: {}, storage: 'none' };
   return { secrets: parseStoredSecrets(stored), storage: 'keychain' };
 }
@@ -152,13 +158,15 @@ async function keychainCall(
   ref: KeychainRef,
   env: Env | undefined,
   request: KeychainRequest,
+  askAgain = true,
 ): Promise<string | boolean | null> {
   const timeoutMs = keychainTimeoutMs(env ?? process.env);
   const call = { ...request, service: ref.service, account: ref.account };
   try {
     return await inKeychainChild(call, timeoutMs);
   } catch (error) {
-    if (request.op !== 'get' || !(error instanceof KeychainUnavailableError) || !error.noAnswer) throw error;
+    const noAnswer = error instanceof KeychainUnavailableError && error.noAnswer;
+    if (request.op !== 'get' || !askAgain || !noAnswer) throw error;
     debugLog('keychain read: asking a fresh process once more');
     return inKeychainChild(call, timeoutMs);
   }

@@ -1,0 +1,181 @@
+// `gds tokens refresh|issue --save-profile ci` writes the new tokens into ci's keychain entry, then ci's entry in the
+// config file. When that second write failed (a disk full, the config's lock held past its wait), gds said the
+// tokens were not saved in ci (and showed them, or named the token to revoke), while ci's keychain entry held them:
+// ci read the new tokens with the rest of what it held before (its old token's id and expiries), its own tokens
+// gone, and a revoke as advised would leave it holding a revoked token. The entry is now put back as it was (or
+// removed when it held nothing of ci's); when that cannot be done, the error says so, and how to clear ci.
+// The keychain is a fake here (one entry per account, as the Secret Service keeps them); the config file's write
+// fails once, right after the keychain write.
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { loadConfig, withProfileLock } from '../../src/auth/config.js';
+import type * as Config from '../../src/auth/config.js';
+import { saveProfile } from '../../src/auth/profiles.js';
+import type * as SecretStore from '../../src/auth/secret-store.js';
+import { keychainRefFor } from '../../src/auth/secret-store.js';
+import { answeringService } from '../helpers/held-profile-lock.js';
+import { integrationAnswers } from '../helpers/integration-answers.js';
+import { runInProcess } from '../helpers/run-in-process.js';
+import { ndjson } from '../e2e/login-helpers.js';
+
+const keychain = vi.hoisted(() => ({
+  entries: new Map<string, string>(),
+  /** Fails the config file's next write once the next keychain write landed. */
+  failConfigAfterWrite: false,
+  /** Fails every keychain write from the next one on (the put-back's). */
+  failWrites: false,
+  /** Whether the keychain stops answering writes once the new tokens are in it (the put-back then fails). */
+  putBackFails: false,
+}));
+const config = vi.hoisted(() => ({ failNext: false }));
+
+vi.mock('../../src/auth/secret-store.js', async (importOriginal) => {
+  const real = await importOriginal<typeof SecretStore>();
+  const { fakeKeychain } = await import('../helpers/fake-keychain.js');
+  return {
+    ...real,
+    ...fakeKeychain(real, keychain.entries, {
+      beforeWrite: () => {
+        if (keychain.failWrites) throw new real.KeychainUnavailableError('the keychain is locked');
+      },
+      afterWrite: () => {
+        if (!keychain.failConfigAfterWrite) return;
+        keychain.failConfigAfterWrite = false;
+        config.failNext = true;
+        keychain.failWrites = keychain.putBackFails;
+      },
+    }),
+  };
+});
+
+vi.mock('../../src/auth/config.js', async (importOriginal) => {
+  const real = await importOriginal<typeof Config>();
+  return {
+    ...real,
+    updateConfig: async (...args: Parameters<typeof Config.updateConfig>) => {
+      if (config.failNext) {
+        config.failNext = false;
+        throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+      }
+      return real.updateConfig(...args);
+    },
+  };
+});
+
+const { tokens, issued } = integrationAnswers('tok_newPair42');
+const old = { accessToken: 'old-access-42', refreshToken: 'old-refresh-42' };
+const given = 'tok_given42.givenRefreshSecret42';
+
+let env: NodeJS.ProcessEnv;
+let closeService: (() => Promise<void>) | undefined;
+beforeEach(async () => {
+  env = { GDS_CONFIG_DIR: join(await mkdtemp(join(tmpdir(), 'gds-config-write-fails-')), 'gds') };
+  keychain.entries.clear();
+  keychain.failConfigAfterWrite = false;
+  keychain.failWrites = false;
+  keychain.putBackFails = false;
+  config.failNext = false;
+});
+afterEach(async () => {
+  await closeService?.();
+  closeService = undefined;
+});
+
+/** Profile ci: an integration token in the keychain, live. */
+async function ciInKeychain(base: string) {
+  await withProfileLock(
+    'ci',
+    () =>
+      saveProfile(
+        'ci',
+        {
+          kind: 'integration',
+          base,
+          tokenId: 'tok_old42',
+          expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
+        },
+        old,
+        { env },
+      ),
+    { env },
+  );
+  expect(entryOfCi()).toEqual(old);
+}
+
+const entryOfCi = () => {
+  const stored = keychain.entries.get(keychainRefFor('ci', env).account);
+  return stored === undefined ? undefined : (JSON.parse(stored) as object);
+};
+
+const commands = {
+  refresh: {
+    args: ['tokens', 'refresh', '--refresh-token', given],
+    answer: { tokens },
+    extra: {},
+  },
+  issue: {
+    args: ['tokens', 'issue', '--name', 'ci', '--env', 'dev', '--scope', 'workspace:read:audit'],
+    answer: issued,
+    extra: { SERVICE_TOKEN: 'cli_person42' },
+  },
+};
+
+/** Runs `command` --save-profile ci (--json), the config file's write failing right after the keychain's. */
+async function saveFailing(command: keyof typeof commands, prepare?: (base: string) => Promise<void>) {
+  const { args, answer, extra } = commands[command];
+  const service = await answeringService(answer);
+  closeService = service.close;
+  await prepare?.(service.url);
+  const before = await loadConfig({ env });
+  keychain.failConfigAfterWrite = true;
+  const r = await runInProcess([...args, '--save-profile', 'ci', '--force', '--json'], {
+    env: { ...env, ...extra, SERVICE_API_URL: service.url },
+  });
+  expect(r.code, r.stderr).toBe(1);
+  expect(config.failNext, 'the config write failed').toBe(false);
+  const error = ndjson(r.stderr).find((line) => line.error !== undefined)?.error as Record<string, string>;
+  expect(error.message).toMatch(/^ENOSPC: no space left on device, write/);
+  // ci is as it was, in the config file as in the keychain.
+  expect(await loadConfig({ env })).toEqual(before);
+  return { r, error };
+}
+
+describe('--save-profile ci, the config file not written after the keychain was', () => {
+  it('tokens refresh into ci held in the keychain: the tokens shown, and ci keeps its own tokens', async () => {
+    const { r, error } = await saveFailing('refresh', ciInKeychain);
+    expect(error.message).toMatch(
+      /new tokens of integration token tok_newPair42 were not saved in profile ci/,
+    );
+    expect(ndjson(r.stdout)).toEqual([{ tokens }]);
+    expect(entryOfCi()).toEqual(old);
+  });
+
+  it('tokens issue into ci held in the keychain: the token to revoke named, and ci keeps its own tokens', async () => {
+    const { r, error } = await saveFailing('issue', ciInKeychain);
+    expect(error.message).toMatch(/integration token tok_newPair42 were not saved, and are not shown/);
+    expect(error.suggestion).toContain('gds tokens revoke tok_newPair42');
+    expect(r.stdout).toBe('');
+    expect(entryOfCi()).toEqual(old);
+    for (const secret of [tokens.accessToken, tokens.refreshToken]) expect(r.stderr).not.toContain(secret);
+  });
+
+  it('tokens refresh into a profile ci that did not exist: no keychain entry is left', async () => {
+    const { r } = await saveFailing('refresh');
+    expect(ndjson(r.stdout)).toEqual([{ tokens }]);
+    expect(keychain.entries.size).toBe(0);
+  });
+
+  it('the keychain refusing to put the entry back: the error says ci reads the new tokens, and how to clear it', async () => {
+    keychain.putBackFails = true;
+    const { r, error } = await saveFailing('refresh', ciInKeychain);
+    expect(ndjson(r.stdout)).toEqual([{ tokens }]);
+    expect(error.message).toMatch(
+      /keychain entry of profile ci \(service gds-cli, account ci@.+\) was written first, and could not be put back as it was \(the OS keychain did not answer: the keychain is locked\)/,
+    );
+    expect(error.message).toMatch(/Profile ci reads them from its keychain entry all the same/);
+    expect(error.message).toContain('gds auth logout --profile ci');
+    expect(entryOfCi()).toEqual({ accessToken: tokens.accessToken, refreshToken: tokens.refreshToken });
+  });
+});
