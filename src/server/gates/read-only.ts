@@ -11,9 +11,9 @@ const WORK_MEM = '64MB';
 /**
  * The settings every gate transaction runs with, whatever the database, its role or its server defaults to
  * (docs/gate1.md): the clock's zone, and every setting that changes a value's text or how a date literal is
- * read, at PostgreSQL's built-in defaults. A check then has one answer on every engine and machine, a row
- * reads as the same text in the gate's transaction and in certify's (rowsDigest), and a copy into PGlite's
- * sandbox reads back as the same values.
+ * read, at PostgreSQL's built-in defaults (the locale's at C). A check then has one answer on every engine and
+ * machine, a row reads as the same text in the gate's transaction and in certify's (rowsDigest), and a copy into
+ * PGlite's sandbox reads back as the same values.
  */
 export const GATE_SETTINGS: Readonly<Record<string, string>> = {
   TimeZone: 'UTC',
@@ -23,6 +23,12 @@ export const GATE_SETTINGS: Readonly<Record<string, string>> = {
   // PostgreSQL 12 on: a float prints in the fewest digits that read back as the same value.
   extra_float_digits: '1',
   bytea_output: 'hex',
+  // C's, which every server has: money's text and input ($1,234.50, not 1.234,50 €), to_char's and to_number's
+  // separators (9G999D9: 1,234.5) and its month and day names (TMMonth: March). PGlite formats in C whatever
+  // these say; PostgreSQL's default is the locale initdb ran in.
+  lc_monetary: 'C',
+  lc_numeric: 'C',
+  lc_time: 'C',
 };
 
 /**

@@ -18,12 +18,18 @@ import { createPostgresDatabase } from '../../helpers/server.js';
 import { needs } from '../../helpers/skip.js';
 import { seededGateTables } from './seeded-gate-tables.js';
 
+/** A locale other than C that prints money, to_char's separators and month names otherwise (.ci/run makes it). */
+const OTHER_LOCALE = 'de_DE.UTF-8';
+
 /** Settings a database may default to that print a value otherwise than PostgreSQL's defaults do. */
 const OTHER_DEFAULTS: Array<[name: string, value: string]> = [
   ['DateStyle', 'SQL, DMY'],
   ['IntervalStyle', 'sql_standard'],
   ['extra_float_digits', '0'],
   ['bytea_output', 'escape'],
+  ['lc_monetary', OTHER_LOCALE],
+  ['lc_numeric', OTHER_LOCALE],
+  ['lc_time', OTHER_LOCALE],
 ];
 
 /** Each passes read with PostgreSQL's defaults, and fails under one of OTHER_DEFAULTS. */
@@ -40,6 +46,15 @@ const TEXT_RULES = `customPredicates:
   - name: a_float_prints_every_digit_it_needs
     sql: "(0.1::double precision + 0.2::double precision)::text = '0.30000000000000004'"
     severity: HARD_FAIL
+  - name: a_currency_symbol_is_c_s_none
+    sql: "trim(to_char(1234.5, 'L9999D9')) = '1234.5'"
+    severity: HARD_FAIL
+  - name: a_number_groups_thousands_by_commas
+    sql: "to_char(1234.5, 'FM9G999D9') = '1,234.5'"
+    severity: HARD_FAIL
+  - name: a_month_is_named_in_english
+    sql: "to_char('2024-03-01'::date, 'TMMonth') = 'March'"
+    severity: HARD_FAIL
   - name: signed_up_from_mid_january
     sql: "signup_date IS NULL OR signup_date >= '2024-01-15'::date"
     severity: HARD_FAIL
@@ -53,6 +68,8 @@ describe.each(ENGINES)('the gates’ text forms on $engine', (engine) => {
   let drop: (() => Promise<void>) | undefined;
   let customers: GateTable;
   let contacts: GateTable;
+  /** Why the PostgreSQL server cannot be set to OTHER_LOCALE, or undefined when it can. */
+  let noOtherLocale: string | undefined;
 
   beforeAll(async () => {
     if (engine.skip !== undefined) return;
@@ -67,8 +84,10 @@ describe.each(ENGINES)('the gates’ text forms on $engine', (engine) => {
     await db.exec(
       `ALTER TABLE ${quoteSource(customers.source ?? fail('customers has no source'))}
          ADD COLUMN stay interval DEFAULT '1 day 02:03:04', ADD COLUMN score double precision DEFAULT 0.30000000000000004,
-         ADD COLUMN blob bytea DEFAULT '\\x00ff', ADD COLUMN seen_at timestamp DEFAULT '2024-02-01 10:00'`,
+         ADD COLUMN blob bytea DEFAULT '\\x00ff', ADD COLUMN seen_at timestamp DEFAULT '2024-02-01 10:00',
+         ADD COLUMN price money DEFAULT 1234.5`,
     );
+    if (url) noOtherLocale = await whyNoLocale(url, OTHER_LOCALE);
   });
 
   afterAll(async () => {
@@ -85,7 +104,13 @@ describe.each(ENGINES)('the gates’ text forms on $engine', (engine) => {
    * themselves (db/index.ts), so the database's default no longer reaches them, but a connection that never ran
    * that SET (a pooler's server connection) has it.
    */
-  async function withDefault<T>(name: string, value: string, during: (db: Db) => Promise<T>): Promise<T> {
+  async function withDefault<T>(
+    skip: (note: string) => never,
+    name: string,
+    value: string,
+    during: (db: Db) => Promise<T>,
+  ): Promise<T> {
+    if (value === OTHER_LOCALE && noOtherLocale !== undefined) skip(noOtherLocale);
     if (!url) {
       await opened().exec(`SET ${name} = '${value}'`);
       try {
@@ -124,23 +149,25 @@ describe.each(ENGINES)('the gates’ text forms on $engine', (engine) => {
       return { changed, setting: row?.value };
     });
 
-  it.each(OTHER_DEFAULTS)(
+  it.for(OTHER_DEFAULTS)(
     'certify finds the rows unchanged when the database’s %s became %s after the checks',
     needs(engine.skip),
-    async (name, value) => {
+    async ([name, value], { skip }) => {
       for (const table of [customers, contacts]) {
         const { rowsDigest } = await runGate1WithDigest(opened(), table, { clock: Date.now });
-        const seen = await withDefault(name, value, (other) => certifyReads(other, name, table, rowsDigest));
+        const seen = await withDefault(skip, name, value, (other) =>
+          certifyReads(other, name, table, rowsDigest),
+        );
         expect({ table: table.name, ...seen }).toEqual({ table: table.name, changed: false, setting: value });
       }
     },
   );
 
-  it.each(OTHER_DEFAULTS)(
+  it.for(OTHER_DEFAULTS)(
     'the checks read values as PostgreSQL’s defaults print them when the database’s %s is %s',
     needs(engine.skip),
-    async (name, value) => {
-      const proof = await withDefault(name, value, (other) =>
+    async ([name, value], { skip }) => {
+      const proof = await withDefault(skip, name, value, (other) =>
         runGate1(other, customers, { clock: Date.now }),
       );
       const ours = proof.results.filter((r) => TEXT_RULE_NAMES.includes(r.name));
@@ -155,11 +182,11 @@ describe.each(ENGINES)('the gates’ text forms on $engine', (engine) => {
   it(
     'the checks read each date as stored when the database prints dates day first',
     needs(engine.skip),
-    async () => {
+    async ({ skip }) => {
       await opened().exec(
         `UPDATE ${quoteSource(customers.source ?? '')} SET signup_date = '2024-12-01' WHERE signup_date IS NOT NULL`,
       );
-      const proof = await withDefault('DateStyle', 'SQL, DMY', (other) =>
+      const proof = await withDefault(skip, 'DateStyle', 'SQL, DMY', (other) =>
         runGate1(other, customers, { clock: Date.now }),
       );
       expect(proof.results.find((r) => r.name === 'signed_up_from_mid_january')).toMatchObject({
@@ -177,6 +204,20 @@ async function alterDatabase(url: string, sql: string): Promise<void> {
     await admin.query(sql);
   } finally {
     await admin.end();
+  }
+}
+
+/** Why the server at `url` cannot set lc_monetary to `locale` (not installed where it runs), or undefined. */
+async function whyNoLocale(url: string, locale: string): Promise<string | undefined> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(`SET lc_monetary = '${locale}'`);
+    return undefined;
+  } catch (error) {
+    return `the PostgreSQL server has no locale ${locale} (${error instanceof Error ? error.message : String(error)}; .ci/run makes it with localedef)`;
+  } finally {
+    await client.end();
   }
 }
 
