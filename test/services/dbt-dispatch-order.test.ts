@@ -299,6 +299,122 @@ describe("dbt_project.yml's dispatch: search orders", () => {
     expect((await plan('postgres', [where], [...UTILS, ...DBT], 'name: shop\n')).mappedTests).toHaveLength(1);
   });
 
+  describe("dbt_expectations' helpers, dispatched in its namespace", () => {
+    // As dbt_expectations 0.10 writes them: its tests call expression_is_true, which adapter.dispatch'es, and
+    // default__expression_is_true calls truth_expression, which dispatches too; compound uniqueness goes through
+    // ignore_row_if_expression; be_in_set casts with dbt.type_string().
+    const dispatcher = (name: string): [string, string] => [
+      `macro.dbt_expectations.${name}`,
+      `{% macro ${name}(x) %}{{ adapter.dispatch('${name}', 'dbt_expectations') (x) }}{% endmacro %}`,
+    ];
+    const EXPECTATIONS: Array<string | [string, string]> = [
+      [
+        'macro.dbt_expectations.test_expect_column_values_to_not_be_null',
+        '{% set expression = column_name ~ " is not null" %}{{ dbt_expectations.expression_is_true(model, expression=expression) }}',
+      ],
+      [
+        'macro.dbt_expectations.test_expect_column_values_to_be_between',
+        '{{ dbt_expectations.expression_between(model, expression=column_name, min_value=min_value) }}',
+      ],
+      [
+        'macro.dbt_expectations.expression_between',
+        '{{ dbt_expectations.expression_is_true(model, expression=expression) }}',
+      ],
+      dispatcher('expression_is_true'),
+      [
+        'macro.dbt_expectations.default__expression_is_true',
+        'select {{ dbt_expectations.truth_expression(expression) }} from {{ model }}',
+      ],
+      dispatcher('truth_expression'),
+      ['macro.dbt_expectations.default__truth_expression', '{{ expression }} as expression'],
+    ];
+    const expectation = (name: string, column: string, kwargs: Entry = {}) =>
+      genericTest(name, 'model.shop.people', kwargs, { column, namespace: 'dbt_expectations' });
+    const notNullName = expectation('expect_column_values_to_not_be_null', 'name');
+    const between = expectation('expect_column_values_to_be_between', 'age', { min_value: 0 });
+
+    it('a search order that leaves expression_is_true no implementation: dbt errors, not mapped, naming the helper', async () => {
+      const none = await plan(
+        'postgres',
+        [notNullName, between],
+        EXPECTATIONS,
+        dispatching(['dbt_expectations', 'shop']),
+      );
+      expect(none.mappedTests).toEqual([]);
+      expect(none.notMappedTests.map((t) => t.reason)).toEqual([
+        expect.stringContaining(
+          "its SQL goes through dbt_expectations.expression_is_true(), dispatched in dbt_expectations: dbt_project.yml's dispatch: search_order for dbt_expectations (shop) lists no package implementing expression_is_true, so dbt's test errors (In dispatch: No macro named 'expression_is_true' found within namespace: 'dbt_expectations')",
+        ),
+        expect.stringContaining("No macro named 'expression_is_true'"),
+      ]);
+      // dbt_expectations listed, or no search order: its own implementations run, mapped.
+      for (const project of [dispatching(['dbt_expectations', 'shop, dbt_expectations']), 'name: shop\n']) {
+        const listed = await plan('postgres', [notNullName, between], EXPECTATIONS, project);
+        expect(listed.notMappedTests).toEqual([]);
+        expect(listed.mappedTests.map((t) => t.rule)).toEqual([
+          'predicate:expect_column_values_to_be_between_people_age',
+          'required:name',
+        ]);
+      }
+    });
+
+    it('a shim listed first whose truth_expression runs (reached through default__expression_is_true): not mapped, naming it', async () => {
+      const shim = [...EXPECTATIONS, 'macro.tsql_shim.sqlserver__truth_expression'];
+      const declaration = await plan(
+        'sqlserver',
+        [notNullName],
+        shim,
+        dispatching(['dbt_expectations', 'tsql_shim, dbt_expectations']),
+      );
+      expect(declaration.notMappedTests.map((t) => t.reason)).toEqual([
+        expect.stringContaining(
+          "dbt_project.yml's dispatch: search_order for dbt_expectations (tsql_shim, dbt_expectations) runs macro.tsql_shim.sqlserver__truth_expression for dbt_expectations.expect_column_values_to_not_be_null tests, not the one gds maps",
+        ),
+      ]);
+      // Unlisted, the shim is never run.
+      expect((await plan('sqlserver', [notNullName], shim, 'name: shop\n')).notMappedTests).toEqual([]);
+      // No dbt_project.yml read: mapped, with the warning naming the shim's macro.
+      const unread = await plan('sqlserver', [notNullName], shim, undefined);
+      expect(unread.notMappedTests).toEqual([]);
+      expect(unread.warnings).toEqual([
+        expect.stringContaining(
+          "the manifest holds macro.tsql_shim.sqlserver__truth_expression, which dbt runs instead of dbt_expectations' own where dbt_project.yml's dispatch: lists tsql_shim first for dbt_expectations; gds read no dbt_project.yml",
+        ),
+      ]);
+    });
+
+    it("the root project's own default__expression_is_true runs under the default search order: not mapped", async () => {
+      const own = await plan(
+        'postgres',
+        [notNullName],
+        [...EXPECTATIONS, 'macro.shop.default__expression_is_true'],
+        'name: shop\n',
+      );
+      expect(own.notMappedTests.map((t) => t.reason)).toEqual([
+        expect.stringContaining('the project runs its own macro macro.shop.default__expression_is_true'),
+      ]);
+    });
+
+    it("a type macro a helper calls that dbt's search order dispatches to nothing: not mapped", async () => {
+      const typed: Array<string | [string, string]> = [
+        ...EXPECTATIONS.filter((m) => typeof m === 'string' || !m[0].endsWith('default__truth_expression')),
+        [
+          'macro.dbt_expectations.default__truth_expression',
+          'cast({{ expression }} as {{ dbt.type_boolean() }}) as expression',
+        ],
+        'macro.dbt.type_boolean',
+        'macro.dbt.default__type_boolean',
+      ];
+      const declaration = await plan('postgres', [notNullName], typed, dispatching(['dbt', 'shop']));
+      expect(declaration.notMappedTests.map((t) => t.reason)).toEqual([
+        expect.stringContaining(
+          "its SQL calls dbt.type_boolean(), dispatched in dbt: dbt_project.yml's dispatch: search_order for dbt (shop) lists no package implementing type_boolean",
+        ),
+      ]);
+      expect((await plan('postgres', [notNullName], typed, 'name: shop\n')).notMappedTests).toEqual([]);
+    });
+  });
+
   it("an empty search order is dbt's default search (get_macro_search_order's [] is falsy): the root project, then the package", async () => {
     const empty = dispatching(['dbt_utils', '']);
     const declaration = await plan('postgres', [adult], UTILS, empty);

@@ -232,6 +232,14 @@ export interface Manifest {
    */
   typeMacroCalls: ReadonlyMap<string, readonly string[]>;
   /**
+   * dbt_expectations' macros by name (`expression_is_true`, `default__expression_is_true`): the package's macros
+   * each calls (`dbt_expectations.truth_expression`) and the type macros (`dbt.type_string`), as
+   * `namespace.macro`, and whether it is adapter.dispatch'ed in the dbt_expectations namespace. A test's SQL
+   * goes through them (expect_column_values_to_not_be_null: expression_is_true, then truth_expression), so a
+   * `dispatch:` search order decides them as it decides a test's own macro (tests.ts: expectationsDispatches).
+   */
+  expectationsMacros: ReadonlyMap<string, ExpectationsMacro>;
+  /**
    * How dbt_expectations' `postgres__regexp_instr` (its macro_sql, which every manifest of a project using the
    * package holds) treats a value its regex does not match: `coalesce` (0.8.4 and later: it counts 0 matches, so
    * expect_column_values_to_match_regex fails a NULL and an unmatched value), `null` (before: array_length of no
@@ -321,6 +329,7 @@ export class ManifestReader {
   private readonly testMacros = new Set<string>();
   private readonly testImplementations = new Set<string>();
   private readonly typeMacroCalls = new Map<string, string[]>();
+  private readonly expectationsMacros = new Map<string, ExpectationsMacro>();
   private readonly disabledSchemas = new Set<string>();
   private postgresRegexpInstr: 'coalesce' | 'null' | undefined;
   private notNullProportionCast: 'numeric' | 'type_numeric' | 'other' | undefined;
@@ -378,7 +387,7 @@ export class ManifestReader {
       const generic = /^macro\.([^.]+)\.test_(.+)$/.exec(id);
       if (generic !== null) this.testMacros.add(this.same(`${generic[1] ?? ''}.${generic[2] ?? ''}`));
       const implementation =
-        /^macro\.([^.]+)\.((?:[a-z0-9_]+__)?(?:test_.+|regexp_instr|get_where_subquery|type_[a-z0-9_]+))$/.exec(
+        /^macro\.([^.]+)\.((?:[a-z0-9_]+__)?(?:test_.+|regexp_instr|get_where_subquery|type_[a-z0-9_]+)|[a-z0-9_]+__[a-z0-9_]+)$/.exec(
           id,
         );
       if (implementation !== null)
@@ -388,6 +397,12 @@ export class ManifestReader {
         if (calls.length > 0)
           this.typeMacroCalls.set(`${implementation[1] ?? ''}.${implementation[2]}`, calls);
       }
+      const expectation = /^macro\.dbt_expectations\.([A-Za-z0-9_]+)$/.exec(id)?.[1];
+      if (expectation !== undefined)
+        this.expectationsMacros.set(
+          expectation,
+          expectationsMacro(expectation, text(raw['macro_sql']) ?? ''),
+        );
       if (id === 'macro.dbt_expectations.postgres__regexp_instr')
         this.postgresRegexpInstr = /\bcoalesce\s*\(/i.test(text(raw['macro_sql']) ?? '')
           ? 'coalesce'
@@ -439,6 +454,7 @@ export class ManifestReader {
       testMacros: this.testMacros,
       testImplementations: this.testImplementations,
       typeMacroCalls: this.typeMacroCalls,
+      expectationsMacros: this.expectationsMacros,
       ...(this.postgresRegexpInstr === undefined ? {} : { postgresRegexpInstr: this.postgresRegexpInstr }),
       ...(this.notNullProportionCast === undefined
         ? {}
@@ -458,6 +474,23 @@ export class ManifestReader {
 function typeCalls(sql: string): string[] {
   const calls = [...sql.matchAll(/\b(dbt|dbt_utils)\.(type_[a-z0-9_]+)\s*\(/g)].map((m) => `${m[1]}.${m[2]}`);
   return [...new Set(calls)];
+}
+
+/** A dbt_expectations macro as Manifest.expectationsMacros holds it. */
+export interface ExpectationsMacro {
+  calls: readonly string[];
+  dispatched: boolean;
+}
+
+/** What dbt_expectations' macro `name` calls of its package and of the type macros, and whether it dispatches. */
+function expectationsMacro(name: string, sql: string): ExpectationsMacro {
+  const own = [...sql.matchAll(/\bdbt_expectations\.([A-Za-z0-9_]+)\s*\(/g)].map(
+    (m) => `dbt_expectations.${m[1]}`,
+  );
+  const dispatch = new RegExp(
+    `\\badapter\\.dispatch\\(\\s*['"]${name}['"]\\s*,\\s*(?:macro_namespace\\s*=\\s*)?['"]dbt_expectations['"]`,
+  );
+  return { calls: [...new Set(own), ...typeCalls(sql)], dispatched: dispatch.test(sql) };
 }
 
 /** What dbt_utils' not_null_proportion divides its count by, read from its macro's SQL (Manifest.notNullProportionCast). */

@@ -475,6 +475,7 @@ class ProjectReader {
       macros: {
         implementations: this.manifest.testImplementations,
         typeCalls: this.manifest.typeMacroCalls,
+        expectations: this.manifest.expectationsMacros,
         ...(this.manifest.projectName === undefined ? {} : { rootProject: this.manifest.projectName }),
         ...(this.artifacts.dispatch === undefined ? {} : { dispatch: this.artifacts.dispatch }),
       },

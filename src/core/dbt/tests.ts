@@ -18,7 +18,7 @@ import { MAX_NAME_LENGTH, MAX_SQL_LENGTH } from '../gate1/schema.js';
 import type { PgGrammar } from '../artifacts/pg-grammar.js';
 import { checkPredicateSql } from '../gate1/predicate-sql.js';
 import { checkRegex } from '../gate1/regex-check.js';
-import type { ManifestNode, ManifestTest } from './manifest.js';
+import type { ExpectationsMacro, ManifestNode, ManifestTest } from './manifest.js';
 import { text, valuesKey } from './manifest.js';
 import { numberText } from '../json-split.js';
 import { fusionGenericTest } from './fusion.js';
@@ -73,6 +73,8 @@ export interface TestContext {
     dispatch?: ReadonlyMap<string, readonly string[]>;
     /** The cross-database type macros each test macro calls (Manifest.typeMacroCalls). */
     typeCalls?: ReadonlyMap<string, readonly string[]>;
+    /** dbt_expectations' macros: what each calls, and whether it dispatches (Manifest.expectationsMacros). */
+    expectations?: ReadonlyMap<string, ExpectationsMacro>;
   };
 }
 
@@ -827,25 +829,24 @@ interface Override {
  * The macro of the project (or of a package) that dbt runs for a test instead of the one gds reads, or
  * undefined. dbt calls a built-in test by its bare name (`test_not_null`), which a project's or a package's
  * macro of that name overrides, and each test it maps dispatches its SQL (`adapter.dispatch('test_unique',
- * 'dbt')`, dbt_utils' `'dbt_utils'`, dbt_expectations' `regexp_instr`): see dispatchedTo.
+ * 'dbt')`, dbt_utils' `'dbt_utils'`, dbt_expectations' helpers: testDispatches): see dispatchedTo.
  */
 function overridingMacro(test: ManifestTest, kind: string, context: TestContext): Override | undefined {
   const macros = context.macros;
   if (macros === undefined || !MAPPED_KINDS.has(kind)) return undefined;
   if (test.namespace === undefined) return globalOverride(`test_${test.name ?? ''}`, context);
-  const dispatched = testDispatch(test, kind);
-  if (dispatched === undefined) return undefined;
-  const { namespace, macro } = dispatched;
-  if (macros.rootProject !== undefined || readOrder(namespace, macros) !== undefined) {
-    const found = dispatchedTo(namespace, macro, context);
-    return found === undefined || found.pkg === namespace
-      ? undefined
-      : { macro: found.macro, ...dispatchOf(namespace, macros) };
-  }
-  // The manifest does not tell the root project: any package but the namespace's is taken for it.
-  for (const prefix of dispatchPrefixes(context.adapter)) {
-    const other = definers(`${prefix}__${macro}`, macros.implementations).find((pkg) => pkg !== namespace);
-    if (other !== undefined) return { macro: `macro.${other}.${prefix}__${macro}` };
+  for (const { namespace, macro } of testDispatches(test, kind, context)) {
+    if (macros.rootProject !== undefined || readOrder(namespace, macros) !== undefined) {
+      const found = dispatchedTo(namespace, macro, context);
+      if (found !== undefined && found.pkg !== namespace)
+        return { macro: found.macro, ...dispatchOf(namespace, macros) };
+      continue;
+    }
+    // The manifest does not tell the root project: any package but the namespace's is taken for it.
+    for (const prefix of dispatchPrefixes(context.adapter)) {
+      const other = definers(`${prefix}__${macro}`, macros.implementations).find((pkg) => pkg !== namespace);
+      if (other !== undefined) return { macro: `macro.${other}.${prefix}__${macro}` };
+    }
   }
   return undefined;
 }
@@ -864,26 +865,25 @@ function unreadDispatch(node: ManifestNode, test: ManifestTest, context: TestCon
   if (macros === undefined || test.name === undefined) return undefined;
   if (node.uniqueId.includes(':constraint:')) return undefined;
   const kind = `${test.namespace === undefined ? '' : `${test.namespace}.`}${test.name}`;
-  const dispatched = testDispatch(test, kind);
-  if (dispatched === undefined) return undefined;
-  const { namespace, macro } = dispatched;
-  const templated = macros.dispatch?.get(namespace)?.some((entry) => JINJA.test(entry)) === true;
-  if (macros.dispatch !== undefined && !templated) return undefined;
-  const unread = templated
-    ? `its search_order for ${namespace} (${(macros.dispatch?.get(namespace) ?? []).join(', ')}) is a Jinja template, which dbt renders and gds does not`
-    : 'gds read no dbt_project.yml';
-  for (const prefix of dispatchPrefixes(context.adapter)) {
-    const name = `${prefix}__${macro}`;
-    const pkg = definers(name, macros.implementations).find(
-      (p) => p !== namespace && p !== macros.rootProject && !isDbtOwn(p, context.adapter),
-    );
-    const own = namespace === 'dbt' ? "dbt's" : `${namespace}'`;
-    if (pkg !== undefined)
-      return (
-        `the manifest holds macro.${pkg}.${name}, which dbt runs instead of ${own} own where dbt_project.yml's ` +
-        `dispatch: lists ${pkg} first for ${namespace}; ${unread}, so the test is mapped as ${own} own macro means` +
-        (templated ? '' : ': name the dbt project folder (the one holding dbt_project.yml) with --dbt')
+  for (const { namespace, macro } of testDispatches(test, kind, context)) {
+    const templated = macros.dispatch?.get(namespace)?.some((entry) => JINJA.test(entry)) === true;
+    if (macros.dispatch !== undefined && !templated) continue;
+    const unread = templated
+      ? `its search_order for ${namespace} (${(macros.dispatch?.get(namespace) ?? []).join(', ')}) is a Jinja template, which dbt renders and gds does not`
+      : 'gds read no dbt_project.yml';
+    for (const prefix of dispatchPrefixes(context.adapter)) {
+      const name = `${prefix}__${macro}`;
+      const pkg = definers(name, macros.implementations).find(
+        (p) => p !== namespace && p !== macros.rootProject && !isDbtOwn(p, context.adapter),
       );
+      const own = namespace === 'dbt' ? "dbt's" : `${namespace}'`;
+      if (pkg !== undefined)
+        return (
+          `the manifest holds macro.${pkg}.${name}, which dbt runs instead of ${own} own where dbt_project.yml's ` +
+          `dispatch: lists ${pkg} first for ${namespace}; ${unread}, so the test is mapped as ${own} own macro means` +
+          (templated ? '' : ': name the dbt project folder (the one holding dbt_project.yml) with --dbt')
+        );
+    }
   }
   return undefined;
 }
@@ -924,21 +924,77 @@ function readOrder(
   return order?.some((entry) => JINJA.test(entry)) === true ? undefined : order;
 }
 
-/** The macro a mapped test dispatches and its namespace (dbt's tests `dbt`), or undefined: none gds follows. */
-function testDispatch(test: ManifestTest, kind: string): { namespace: string; macro: string } | undefined {
-  if (!MAPPED_KINDS.has(kind) || test.name === undefined) return undefined;
+/**
+ * The macros a mapped test dispatches and their namespace (dbt's tests `dbt`), in the order its SQL reaches them:
+ * dbt's and dbt_utils' their own macro; dbt_expectations' (whose tests are no dispatched macros) regexp_instr
+ * for match_regex, and each helper of the package its SQL goes through that dispatches in the package's
+ * namespace (expectationsDispatches). None for a test gds does not map.
+ */
+function testDispatches(
+  test: ManifestTest,
+  kind: string,
+  context: TestContext,
+): Array<{ namespace: string; macro: string }> {
+  if (!MAPPED_KINDS.has(kind) || test.name === undefined) return [];
   const namespace = test.namespace ?? 'dbt';
-  if (kind === 'dbt_expectations.expect_column_values_to_match_regex')
-    return { namespace, macro: 'regexp_instr' };
-  return namespace === 'dbt_expectations' ? undefined : { namespace, macro: `test_${test.name}` };
+  if (namespace !== 'dbt_expectations') return [{ namespace, macro: `test_${test.name}` }];
+  const helpers = expectationsDispatches(test.name, context).dispatched;
+  const own = kind === 'dbt_expectations.expect_column_values_to_match_regex' ? ['regexp_instr'] : [];
+  return [...new Set([...own, ...helpers])].map((macro) => ({ namespace, macro }));
 }
 
-/** Why dbt's test errors where the project's search_order dispatches its macro to nothing (missingImplementation). */
+/**
+ * What dbt_expectations' test `name` goes through on the way to its SQL, read from the package's macros
+ * (Manifest.expectationsMacros): `dispatched`, the helpers that adapter.dispatch in the dbt_expectations
+ * namespace (expression_is_true, truth_expression, ignore_row_if_expression, …), each followed into the
+ * package's own implementation for the adapter (default__expression_is_true), which dbt runs where no other
+ * package's is (else overridingMacro unmaps the test); `typeCalls`, the type macros they call (dbt.type_string).
+ */
+function expectationsDispatches(
+  name: string,
+  context: TestContext,
+): { dispatched: string[]; typeCalls: string[] } {
+  const macros = context.macros?.expectations;
+  const dispatched: string[] = [];
+  const typeCalls: string[] = [];
+  if (macros === undefined) return { dispatched, typeCalls };
+  const seen = new Set<string>();
+  const queue: string[] = [];
+  // A macro called: one that dispatches is entered through the package's implementation for the adapter.
+  const call = (called: string): void => {
+    if (macros.get(called)?.dispatched !== true) {
+      queue.push(called);
+      return;
+    }
+    dispatched.push(called);
+    const runs = dispatchPrefixes(context.adapter)
+      .map((prefix) => `${prefix}__${called}`)
+      .find((implementation) => macros.has(implementation));
+    if (runs !== undefined) queue.push(runs);
+  };
+  call(`test_${name}`);
+  for (let macro = queue.shift(); macro !== undefined; macro = queue.shift()) {
+    if (seen.has(macro)) continue;
+    seen.add(macro);
+    for (const called of macros.get(macro)?.calls ?? []) {
+      const [namespace = '', helper = ''] = called.split('.');
+      if (namespace === 'dbt_expectations') call(helper);
+      else typeCalls.push(called);
+    }
+  }
+  return { dispatched: [...new Set(dispatched)], typeCalls: [...new Set(typeCalls)] };
+}
+
+/** Why dbt's test errors where the project's search_order dispatches a macro of it to nothing (missingImplementation). */
 function undispatchable(test: ManifestTest, kind: string, context: TestContext): string | undefined {
-  const dispatched = testDispatch(test, kind);
-  return dispatched === undefined
-    ? undefined
-    : missingImplementation(dispatched.namespace, dispatched.macro, context);
+  for (const { namespace, macro } of testDispatches(test, kind, context)) {
+    const why = missingImplementation(namespace, macro, context);
+    if (why !== undefined)
+      return macro === `test_${test.name ?? ''}`
+        ? why
+        : `its SQL goes through ${namespace}.${macro}(), dispatched in ${namespace}: ${why}`;
+  }
+  return undefined;
 }
 
 /**
@@ -951,12 +1007,15 @@ function untypable(test: ManifestTest, kind: string, context: TestContext): stri
   const calls = context.macros?.typeCalls;
   if (calls === undefined || !MAPPED_KINDS.has(kind) || test.name === undefined) return undefined;
   const pkg = test.namespace ?? 'dbt';
-  for (const caller of [`${pkg}.test_${test.name}`, `${pkg}.default__test_${test.name}`])
-    for (const call of calls.get(caller) ?? []) {
-      const [namespace = '', macro = ''] = call.split('.');
-      const why = missingImplementation(namespace, macro, context);
-      if (why !== undefined) return `its SQL calls ${call}(), dispatched in ${namespace}: ${why}`;
-    }
+  const called = [`${pkg}.test_${test.name}`, `${pkg}.default__test_${test.name}`].flatMap(
+    (caller) => calls.get(caller) ?? [],
+  );
+  if (pkg === 'dbt_expectations') called.push(...expectationsDispatches(test.name, context).typeCalls);
+  for (const call of called) {
+    const [namespace = '', macro = ''] = call.split('.');
+    const why = missingImplementation(namespace, macro, context);
+    if (why !== undefined) return `its SQL calls ${call}(), dispatched in ${namespace}: ${why}`;
+  }
   return undefined;
 }
 
