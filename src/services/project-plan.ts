@@ -691,6 +691,13 @@ export async function planProject(
     ? inEnv.filter((row) => row.mode !== 'MODE_B' && ownershipById(row).ownership === 'this')
     : [];
   const adopt = new Set((options.adopt ?? []).map(lower));
+  // The holders of models' names that are this project's tables of other environments and that the caller may
+  // promote: read before the models are planned, in a few requests however many models they refuse.
+  const promotable = await promotableOf(
+    client,
+    holders.filter((row) => ofThisProjectElsewhere(row, { id: projectId, name: projectName, derived }, env)),
+    call,
+  );
   const heldByNamesake =
     idHolders.length > 0 && !idHolders.some(knownToProject)
       ? new Set(idHolders.map((row) => row.id))
@@ -732,14 +739,12 @@ export async function planProject(
     const row = bySource.get(lower(artifact.source)) ?? byName.get(lower(declaration.name));
     if (row !== undefined) matched.add(row.id);
     const holder = nameHolders.get(lower(tableName));
-    if (holder !== undefined && holder.id !== row?.id) {
-      const project = { id: projectId, name: projectName, derived: options.project === undefined };
+    if (holder !== undefined && holder.id !== row?.id)
       return refused(
         { ...declaration, source: artifact.source },
-        `the name ${tableName} is held by table ${holder.id} ${holderText(holder)}, and a table name is one per workspace: ${await movedByPromotion(client, holder, project, env, call)}give the model another alias (dbt's alias config), or leave it out with --exclude`,
+        `the name ${tableName} is held by table ${holder.id} ${holderText(holder)}, and a table name is one per workspace: ${promotable.has(holder.id) ? movedByPromotion(holder.id, env) : ''}give the model another alias (dbt's alias config), or leave it out with --exclude`,
         row?.id ?? null,
       );
-    }
     const slugHolder = slugHolders.get(slugOf(tableName));
     if (slugHolder !== undefined && slugHolder.id !== row?.id)
       return refused(
@@ -1067,45 +1072,72 @@ async function lastSubmission(
 /** How the service compares table names besides lowered: their slugs (src/core/table-slug.ts). */
 const SLUG_RULE = 'lowered and with each run of other characters than letters, digits and _ made one _';
 
-/** `(source, environment, project)` of a table holding a name, its id first when given. */
-/** For this project's table in another environment: how a table gets there (apply never moves one). */
 /**
- * The promotion's advice, where the holder is this project's table of another environment: recorded under this
- * project's id, or (an id gds derives) under the id gds derived for this dbt project there (`shop@con_dev` while
- * production plans `shop@con_prod`), which the promotion turns into this one (promotedProject, server side).
- * Only for a table the caller could promote (its owner or a workspace admin: the service's `mayReplace` of it):
- * another team's dbt project of the same name on the same connector has the same derived id.
+ * Whether the holder is this project's table of another environment: recorded under this project's id, or (an
+ * id gds derives) under the id gds derived for this dbt project there (`shop@con_dev` while production plans
+ * `shop@con_prod`), which the promotion turns into this one (promotedProject, server side). Another team's dbt
+ * project of the same name on the same connector has the same derived id: promotableOf tells them apart.
  */
-async function movedByPromotion(
-  client: PlanClient,
-  holder: HeldTable | TableListRow,
+function ofThisProjectElsewhere(
+  holder: TableListRow,
   project: { id: string; name: string; derived: boolean },
   env: string,
-  call: { signal?: AbortSignal },
-): Promise<string> {
-  if (holder.environmentLabel === env || holder.project === null || holder.project === undefined) return '';
-  const ours =
+): boolean {
+  if (holder.environmentLabel === env || holder.project === null || holder.project === undefined)
+    return false;
+  return (
     holder.project === project.id ||
     (project.derived &&
-      derivedBefore(holder.project, project.name, holder.environmentLabel, holder.connectorId ?? ''));
-  if (!ours || !(await mayPromote(client, holder.id, call))) return '';
-  return `a table moves between environments by promotion (gds env promote ${shellWord(holder.id)} --to ${shellWord(env)}), never by apply; `;
+      derivedBefore(holder.project, project.name, holder.environmentLabel, holder.connectorId ?? ''))
+  );
 }
 
-/** Whether the service says the caller may replace table `tableId`'s definition; a table it refuses (gone, out of scope): no. */
-async function mayPromote(
+/**
+ * The ids of `holders` the caller could promote (its owner or a workspace admin: the service's `mayReplace` of
+ * each table's definition), read as the environment's held tables narrowed to the holders' projects, a few
+ * paged requests per environment rather than one per table (a project applied in dev and planned in staging
+ * has every model's name held there). A holder not read (an environment out of the caller's scope, a table
+ * gone) is not the caller's.
+ */
+async function promotableOf(
   client: PlanClient,
-  tableId: string,
+  holders: TableListRow[],
   call: { signal?: AbortSignal },
-): Promise<boolean> {
-  try {
-    return (await client.artifacts.held(tableId, call)).mayReplace === true;
-  } catch (error) {
-    if (error instanceof ApiError && (error.status === 403 || error.status === 404)) return false;
-    throw error;
+): Promise<Set<string>> {
+  const projectsByEnvironment = new Map<string, Set<string>>();
+  for (const { environmentLabel, project } of holders)
+    if (project !== null && project !== undefined)
+      projectsByEnvironment.set(
+        environmentLabel,
+        (projectsByEnvironment.get(environmentLabel) ?? new Set<string>()).add(project),
+      );
+  const wanted = new Set(holders.map((row) => row.id));
+  const promotable = new Set<string>();
+  for (const [environment, projects] of projectsByEnvironment) {
+    let read: HeldRead;
+    try {
+      read = await readOwned(
+        client,
+        environment,
+        { projects: [...projects] },
+        { ...call, staleSubmission: false },
+      );
+    } catch (error) {
+      if (error instanceof ApiError && (error.status === 403 || error.status === 404)) continue;
+      throw error;
+    }
+    for (const row of read.tables)
+      if (wanted.has(row.id) && row.definition.mayReplace === true) promotable.add(row.id);
   }
+  return promotable;
 }
 
+/** For this project's table in another environment that the caller may promote: how a table gets there. */
+function movedByPromotion(tableId: string, env: string): string {
+  return `a table moves between environments by promotion (gds env promote ${shellWord(tableId)} --to ${shellWord(env)}), never by apply; `;
+}
+
+/** `(source, environment, project)` of a table holding a name, its id first when given. */
 function holderText(holder: HeldTable | TableListRow, id?: string): string {
   const project =
     holder.project === null || holder.project === undefined ? 'no project' : `project ${holder.project}`;
