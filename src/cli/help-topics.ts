@@ -70,8 +70,13 @@ function environment(): string {
 function exitCodes(): string {
   const meaning: Record<number, string> = {
     [ExitCode.Ok]: 'Success.',
-    [ExitCode.Failure]: 'Failure (gate diff: the two differ; plan --exit-code: something would change).',
-    [ExitCode.Usage]: 'Usage error or invalid local input (a bad flag, an invalid gate1.yml).',
+    [ExitCode.Failure]:
+      'Failure. For five commands 1 is an answer instead, and their failures exit 2 or more: gate diff (the ' +
+      'two differ), plan --exit-code (a table would change), status --exit-status (the certified view is ' +
+      'missing or a recertification request open), gate run and gate submit (a HARD_FAIL check failed).',
+    [ExitCode.Usage]:
+      'Usage error or invalid local input (a bad flag, an invalid gate1.yml); or a failure of one of the five. ' +
+      'plan --detailed-exitcode: a table would change (its failures, a usage error included, exit 1).',
     [ExitCode.Unauthenticated]: 'Not authenticated (401): sign in again, or check SERVICE_TOKEN.',
     [ExitCode.Forbidden]: 'Forbidden (403): your role or token scopes do not allow it.',
     [ExitCode.NotFound]: 'Not found (404).',

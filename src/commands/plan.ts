@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { ApiCommand } from '../cli/api-command.js';
 import { CliError, ExitCode } from '../core/errors.js';
-import { withExitCode } from '../cli/errors.js';
+import { freeingExitOne, withExitCode } from '../cli/errors.js';
 import { projectFlags, printPlan, summaryLine } from '../cli/project-views.js';
 import { readProject, strictFailure } from '../services/project.js';
 import { planChanges } from '../services/project-plan.js';
@@ -47,7 +47,7 @@ export default class Plan extends ApiCommand<typeof Plan> {
     "--detailed-exitcode (as terraform's): 0 nothing to do, 1 error (every failure, a usage error included), 2 " +
     'a table to create, change, remove or (with --submit) submit. --exit-code: exit 1 when a table would be ' +
     'created, changed or (with --submit) submitted, 0 ' +
-    'otherwise (gone tables are shown but not counted). --format markdown writes the plan for a pull-request ' +
+    'otherwise (gone tables are shown but not counted), 2 or more on a failure. --format markdown writes the plan for a pull-request ' +
     'comment: a summary table, then one collapsible block per changed table. Under --json one line per table: ' +
     'table, source, action, tableId (null when new), uniqueId, mappedTests, notMappedTests [{test, reason, excluded (true: the selection left it out)}], ' +
     'rules (every Gate 1 rule in words, implied ones included), changes, diffs, ownership (this, other, hand; ' +
@@ -77,7 +77,7 @@ export default class Plan extends ApiCommand<typeof Plan> {
     }),
     'exit-code': Flags.boolean({
       description:
-        'Exit 1 when a table would be created or changed, 0 otherwise (gone tables are not counted).',
+        'Exit 1 when a table would be created or changed, 0 otherwise (gone tables are not counted), 2 or more on a failure.',
     }),
     format: Flags.option({
       description: 'text (the default) or markdown (for a pull-request comment).',
@@ -140,12 +140,13 @@ export default class Plan extends ApiCommand<typeof Plan> {
 
   /**
    * Under --detailed-exitcode every failure ends with 1 (a usage error included), so that 2 means changes only;
-   * a failure thrown by run() or met writing the output (a --jq filter failing on a record) alike.
+   * under --exit-code none ends with 1, which means a change: 2, as gate diff's. A failure thrown by run() or
+   * met writing the output (a --jq filter failing on a record) alike.
    */
   protected override endingFailure(failure: CliError): CliError {
-    if (!this.argv.includes('--detailed-exitcode') || failure.exitCode === ExitCode.Interrupted)
-      return failure;
-    return withExitCode(failure, ExitCode.Failure);
+    if (this.argv.includes('--detailed-exitcode'))
+      return failure.exitCode === ExitCode.Interrupted ? failure : withExitCode(failure, ExitCode.Failure);
+    return this.argv.includes('--exit-code') ? freeingExitOne(failure) : failure;
   }
 }
 

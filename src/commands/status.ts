@@ -1,5 +1,8 @@
 import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../cli/api-command.js';
+import { freeingExitOne } from '../cli/errors.js';
+import type { CliError } from '../core/errors.js';
+import { ExitCode } from '../core/errors.js';
 import { openPage } from '../cli/browser.js';
 import { intervalFlag, tableEnvFlag } from '../cli/governance-flags.js';
 import { describeJobs, printStatus } from '../cli/governance-views.js';
@@ -23,7 +26,8 @@ export default class Status extends ApiCommand<typeof Status> {
     'request of cause rebuild, and the view line says since when the rows have not been gated; the workspace ' +
     'setting certified_view_after_rebuild (republish, the default, or withhold) decides whether the view is ' +
     'published again before the table is certified again. --exit-status exits 1 when the certified view is ' +
-    'missing or a recertification request is open (as gh run view --exit-status), after printing. ' +
+    'missing or a recertification request is open (as gh run view --exit-status), after printing; a failure then ' +
+    'exits 2 or more. ' +
     "--web opens the table's dashboard page in the browser (https, or http on this machine) instead of " +
     'printing the status; without a display it prints the address, and under --json one line {tableId, url}.';
   static override examples = [
@@ -42,7 +46,7 @@ export default class Status extends ApiCommand<typeof Status> {
     interval: intervalFlag,
     'exit-status': Flags.boolean({
       description:
-        'Exit 1 when the certified view is missing (not published again) or a recertification request is open.',
+        'Exit 1 when the certified view is missing (not published again) or a recertification request is open; a failure exits 2 or more.',
       exclusive: ['watch', 'web'],
     }),
     web: Flags.boolean({
@@ -71,7 +75,8 @@ export default class Status extends ApiCommand<typeof Status> {
       );
       if (this.out.json) this.out.record(status);
       else printStatus(this.out, status);
-      if (this.flags['exit-status'] && !trusted(status)) this.exit(1);
+      // process.exitCode, not this.exit(1): a --jq filter failing on the status afterwards still ends with 2.
+      if (this.flags['exit-status'] && !trusted(status)) process.exitCode = ExitCode.Failure;
       return;
     }
     let spinner: Spinner | undefined;
@@ -101,6 +106,11 @@ export default class Status extends ApiCommand<typeof Status> {
       ),
     );
     spinner?.stop();
+  }
+
+  /** Under --exit-status exit 1 means the view is missing or a request is open: a failure ends with 2. */
+  protected override endingFailure(failure: CliError): CliError {
+    return this.argv.includes('--exit-status') ? freeingExitOne(failure) : failure;
   }
 }
 

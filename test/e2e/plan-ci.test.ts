@@ -134,6 +134,17 @@ describe(
       expect(planned.at(-1)).toEqual(firstRun);
       expect(planned.slice(0, -1).every((l) => typeof l['table'] === 'string')).toBe(true);
 
+      // A --jq filter failing on the plan of these changes is a failure, not the answer: 1 under
+      // --detailed-exitcode (2 means changes), 2 under --exit-code (1 means changes).
+      for (const [flag, code] of [
+        ['--detailed-exitcode', 1],
+        ['--exit-code', 2],
+      ] as const) {
+        const failing = await gds(['plan', ...onDev(), flag, '--jq', 'error("boom")']);
+        expect(failing.code, failing.stderr).toBe(code);
+        expect(lines(failing.stderr)).toMatchObject([{ error: { code: 'jq_failed' } }]);
+      }
+
       const apply = await gds(['apply', ...onDev(), '--yes', '--json']);
       expect(apply.code, apply.stderr).toBe(0);
       expect(lines(apply.stdout).at(-1)).toEqual(firstRun);

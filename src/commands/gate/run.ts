@@ -1,6 +1,8 @@
 import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
 import { tableEnvFlag } from '../../cli/governance-flags.js';
+import { freeingExitOne } from '../../cli/errors.js';
+import type { CliError } from '../../core/errors.js';
 import { ExitCode } from '../../core/errors.js';
 import { gateFlag } from '../../cli/gate-flag.js';
 import { parseSampleSpec, gateRunRequest, runGate } from '../../services/gates.js';
@@ -13,7 +15,7 @@ export default class GateRun extends ApiCommand<typeof GateRun> {
   static override description =
     'Gate 1 (default) runs every baseline predicate and the declared checks on the warehouse and prints the ' +
     'proof, a table of checks with pass/fail; nothing is persisted. The exit code is 1 when a HARD_FAIL check ' +
-    'fails, so a CI step stops on it (the proof is printed first). --sample reads part of the rows: head:N, ' +
+    'fails, so a CI step stops on it (the proof is printed first); a failure exits 2 or more. --sample reads part of the rows: head:N, ' +
     'tail:N, random:N or chunks:K@N. --gate 2 (semantic/structural) and --gate 3 (statistical, needs ' +
     '--baseline <reportId>) queue an evidence-only job and print its id: follow it with gds gate status.' +
     " gds waits up to 10 minutes for the answer: a scan under the service's own statement deadlines.";
@@ -64,5 +66,11 @@ export default class GateRun extends ApiCommand<typeof GateRun> {
     }
     await printProof(this.out, outcome.proof, this.tableLabel(this.args.tableId, outcome.proof.tableId));
     if (!outcome.proof.passed) process.exitCode = ExitCode.Failure;
+  }
+
+  /** Exit 1 means a HARD_FAIL check failed: a failure (a status gds has no code for, a config file it cannot
+   *  use, a --jq filter failing on the proof, a bug) ends with 2, as gate diff's. */
+  protected override endingFailure(failure: CliError): CliError {
+    return freeingExitOne(failure);
   }
 }

@@ -1,6 +1,8 @@
 import { Args, Flags } from '@oclif/core';
 import { ApiCommand } from '../../cli/api-command.js';
 import { tableEnvFlag } from '../../cli/governance-flags.js';
+import { freeingExitOne } from '../../cli/errors.js';
+import type { CliError } from '../../core/errors.js';
 import { ExitCode } from '../../core/errors.js';
 import { parseIdempotencyKey, submitGate } from '../../services/gates.js';
 import { printProof } from '../../cli/gate-output.js';
@@ -10,7 +12,8 @@ export default class GateSubmit extends ApiCommand<typeof GateSubmit> {
   static override summary = 'Run Gate 1 on every row, keep the proof, and send the table to review.';
   static override description =
     'A full scan: the proof is persisted, the table moves to PENDING_REVIEW and the steward is notified. ' +
-    'Exit 1 when a HARD_FAIL check failed (the proof is kept, but certification will refuse it). ' +
+    'Exit 1 when a HARD_FAIL check failed (the proof is kept, but certification will refuse it); a failure ' +
+    'exits 2 or more. ' +
     'Submitting a CERTIFIED table withdraws its certified view (certified_<env>.<table>) until the table is ' +
     'certified again: stderr says so, and the JSON line has viewWithdrawn: true and withdrawnView. ' +
     '--if-not-certified leaves a CERTIFIED table (and its view) as it is: nothing is submitted, stderr says ' +
@@ -84,5 +87,11 @@ export default class GateSubmit extends ApiCommand<typeof GateSubmit> {
       );
     }
     if (!proof.passed) process.exitCode = ExitCode.Failure;
+  }
+
+  /** Exit 1 means a HARD_FAIL check failed: a failure (a status gds has no code for, a config file it cannot
+   *  use, a --jq filter failing on the proof, a bug) ends with 2, as gate diff's. */
+  protected override endingFailure(failure: CliError): CliError {
+    return freeingExitOne(failure);
   }
 }

@@ -1,0 +1,151 @@
+// Exit 1 as an answer: `plan --exit-code` (a table would change), `status --exit-status` (the certified view
+// is missing or a recertification request is open), `gate run` and `gate submit` (a HARD_FAIL check failed).
+// A failure of such a command must not read as that answer, as other commands' failures exit 1 (a status gds
+// has no code for, a config file it cannot use, a --jq filter failing on a record, a bug): it ends with 2,
+// as gate diff's does (gate-diff-cli.test.ts). Without the flag, plan and status end such a failure with 1.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdir, mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runInProcess } from '../helpers/run-in-process.js';
+
+let dir: string;
+let configDir: string;
+let base: string;
+/** What the stand-in service answers 200 with, by the end of the path; anything else is 410 Gone. */
+const answers: Record<string, object> = {
+  // A recertification request is open: --exit-status's answer is 1.
+  '/api/tables/tbl_open/status': {
+    tableId: 'tbl_open',
+    state: 'CERTIFIED',
+    activeJobs: [],
+    openRecertificationRequests: 1,
+  },
+  '/api/tables/tbl_ok/status': {
+    tableId: 'tbl_ok',
+    state: 'CERTIFIED',
+    activeJobs: [],
+    openRecertificationRequests: 0,
+  },
+  // A HARD_FAIL check failed: gate run's and gate submit's answer is 1.
+  '/api/tables/tbl_failed/gate-runs': failedProof('tbl_failed'),
+  '/api/tables/tbl_failed/gate-submissions': failedProof('tbl_failed'),
+};
+const standIn = createServer((req, res) => {
+  const path = (req.url ?? '').replace(/^\/v1/, '').replace(/\?.*$/, '');
+  const answer = answers[path];
+  if (answer === undefined) res.writeHead(410, { 'content-type': 'application/json' }).end('{}');
+  else res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
+});
+
+function failedProof(tableId: string): object {
+  return {
+    id: null,
+    tableId,
+    passed: false,
+    failedPredicates: ['not_null_id'],
+    results: [],
+    rowsChecked: 3,
+    sample: null,
+  };
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'gds-outcome-exit-'));
+  // A folder where config.json should be: gds cannot use it (config_not_regular_file, exit 1 elsewhere).
+  configDir = join(dir, 'config-is-a-folder');
+  await mkdir(join(configDir, 'config.json'), { recursive: true });
+  await new Promise<void>((resolve) => standIn.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(standIn.address() as AddressInfo).port}/v1`;
+});
+
+afterAll(async () => {
+  await new Promise((resolve) => standIn.close(resolve));
+});
+
+function errorLine(stderr: string): unknown {
+  const lines = stderr.split('\n').filter((line) => line !== '');
+  expect(lines).toHaveLength(1);
+  return JSON.parse(lines[0] ?? '') as unknown;
+}
+
+/** gds with a config file it cannot use and no credentials in the environment. */
+function withUnusableConfig(args: string[]) {
+  return runInProcess([...args, '--json'], {
+    cwd: dir,
+    env: { GDS_CONFIG_DIR: configDir, SERVICE_TOKEN: undefined, SERVICE_API_URL: undefined },
+  });
+}
+
+/** gds against the stand-in service: 410 Gone, a status gds has no exit code for (exit 1 elsewhere), but for
+ *  the answers above. */
+function againstStandIn(args: string[]) {
+  return runInProcess([...args, '--json', '--base', base, '--token', 'cli_standInToken42'], {
+    env: { GDS_CONFIG_DIR: join(dir, 'no-config') },
+  });
+}
+
+const answering: [string, string[]][] = [
+  ['plan --exit-code', ['plan', '--dbt', '.', '--exit-code']],
+  ['status --exit-status', ['status', 'tbl_42', '--exit-status']],
+  ['gate run', ['gate', 'run', 'tbl_42']],
+  ['gate submit', ['gate', 'submit', 'tbl_42']],
+];
+
+describe('a failure of a command whose exit 1 is an answer ends with 2', () => {
+  for (const [name, args] of answering) {
+    it(`${name}: a config file gds cannot use`, async () => {
+      const r = await withUnusableConfig(args);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(errorLine(r.stderr)).toMatchObject({ error: { code: 'config_not_regular_file' } });
+    });
+  }
+
+  for (const [name, args] of answering.filter(([name]) => !name.startsWith('plan'))) {
+    it(`${name}: a service answering 410`, async () => {
+      const r = await againstStandIn(args);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(JSON.stringify(errorLine(r.stderr))).toMatch(/410 Gone/);
+    });
+  }
+});
+
+// The answer is given, then the --jq filter fails on it: the failure wins, and ends with 2.
+describe('a --jq filter failing on the answer ends with 2, not 1', () => {
+  for (const args of [
+    ['status', 'tbl_open', '--exit-status'],
+    ['status', 'tbl_ok', '--exit-status'],
+    ['gate', 'run', 'tbl_failed'],
+    ['gate', 'submit', 'tbl_failed'],
+  ]) {
+    it(args.join(' '), async () => {
+      const r = await againstStandIn([...args, '--jq', 'error("boom")']);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(errorLine(r.stderr)).toMatchObject({ error: { code: 'jq_failed' } });
+    });
+  }
+});
+
+describe('without the flag that makes exit 1 an answer, the failure keeps exit 1', () => {
+  it('plan and status', async () => {
+    for (const args of [
+      ['plan', '--dbt', '.'],
+      ['status', 'tbl_42'],
+    ]) {
+      const r = await withUnusableConfig(args);
+      expect(r.code, r.stderr).toBe(1);
+      expect(errorLine(r.stderr)).toMatchObject({ error: { code: 'config_not_regular_file' } });
+    }
+  });
+
+  it('plan --detailed-exitcode ends every failure with 1, 2 meaning changes', async () => {
+    const r = await withUnusableConfig(['plan', '--dbt', '.', '--detailed-exitcode']);
+    expect(r.code, r.stderr).toBe(1);
+    expect(errorLine(r.stderr)).toMatchObject({ error: { code: 'config_not_regular_file' } });
+  });
+});
