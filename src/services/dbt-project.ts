@@ -598,6 +598,7 @@ function dbtLogFile(projectDir: string, logPath: string | undefined, env: NodeJS
 async function readRunFailures(
   logFile: string,
   runFiles: { sql: Readonly<Record<string, string>>; writtenAt: ReadonlyMap<string, number> },
+  adapter: string | undefined,
 ): Promise<string[] | undefined> {
   let log: FileHandle;
   try {
@@ -617,7 +618,7 @@ async function readRunFailures(
     const { bytesRead } = await log.read(bytes, 0, length, info.size - length);
     const text = bytes.subarray(0, bytesRead).toString('utf8');
     const whole = length === info.size ? text : text.slice(text.indexOf('\n') + 1);
-    const failed = loggedRunFailures(whole, logged);
+    const failed = loggedRunFailures(whole, logged, adapter);
     return failed.size === 0 ? undefined : [...failed];
   } catch {
     return undefined;
@@ -718,7 +719,9 @@ export async function loadDbtProject(
       ? undefined
       : dbtLogFile(files.projectDir, projectFile.logPath, options.env ?? process.env);
   const runFailed =
-    runFiles === undefined || runLog === undefined ? undefined : await readRunFailures(runLog, runFiles);
+    runFiles === undefined || runLog === undefined
+      ? undefined
+      : await readRunFailures(runLog, runFiles, manifest.adapter);
   const warehouse =
     manifest.adapter === 'postgres' && options.warehouse !== undefined
       ? await options.warehouse()

@@ -317,3 +317,59 @@ describe("where dbt logs: dbt_project.yml's log-path, DBT_LOG_PATH", needs(noSha
     expect(columns?.map((c) => c.toLowerCase())).not.toContain('order_date');
   });
 });
+
+describe(
+  'a warehouse whose DDL commits itself (the manifest names Snowflake): no COMMIT follows the DDL',
+  needs(noSharedFixtures),
+  () => {
+    /** The copied project as dbt-snowflake builds stg_orders: `create or replace view` of the relation itself. */
+    async function onSnowflake(adapter: string): Promise<string> {
+      const manifest = JSON.parse(await readFile(target('manifest.json'), 'utf8')) as {
+        metadata: { adapter_type: string };
+      };
+      manifest.metadata.adapter_type = adapter;
+      await writeFile(target('manifest.json'), JSON.stringify(manifest));
+      const ddl = (await readFile(runFile(), 'utf8')).replace(
+        /^create view "jaffle_dbt"\."main"\."stg_orders__dbt_tmp"/,
+        'create or replace view "jaffle_dbt"."main"."stg_orders"',
+      );
+      await writeFile(runFile(), ddl);
+      return ddl;
+    }
+    /** dbt-snowflake's log: the DDL done (its status), then an in-transaction post-hook fails before the COMMIT. */
+    const hookFailed = (ddl: string) => {
+      let n = 0;
+      const line = (msg: string, level = 'debug') =>
+        `\u001b[0m10:00:01.${String(++n).padStart(6, '0')} [${level.padEnd(5)}] [Thread-1 (]: ${msg}`;
+      return [
+        line(`Began running node ${STG_ORDERS}`),
+        line(`Writing runtime sql for node "${STG_ORDERS}"`),
+        line(`On ${STG_ORDERS}: /* {"app": "dbt"} */`),
+        ddl,
+        line('SQL status: SUCCESS 1 in 0.412 seconds'),
+        line(`On ${STG_ORDERS}: /* {"app": "dbt"} */`),
+        'insert into audit_log values (current_timestamp)',
+        line(`Snowflake adapter: Snowflake error: 002003 (42S02): Table 'AUDIT_LOG' does not exist`),
+        line(`On ${STG_ORDERS}: ROLLBACK`),
+        line('1 of 1 ERROR creating sql view model main.stg_orders ........ [ERROR in 0.61s]', 'error'),
+        line(`Finished running node ${STG_ORDERS}`),
+      ];
+    };
+
+    it('a post-hook that failed after the DDL was done is a rebuild (the view was replaced): the SQL counts', async () => {
+      const ddl = await onSnowflake('snowflake');
+      await writeLog('logs/dbt.log', [hookFailed(ddl)]);
+      const read = await stgOrders();
+      expect(read.columns).not.toContain('order_date');
+      expect(read.warnings.join('\n')).toContain('target/run holds its build of this SQL');
+    });
+
+    it('the same log on a warehouse whose DDL the ROLLBACK undoes (DuckDB) is no rebuild: the catalog is kept', async () => {
+      const ddl = await onSnowflake('duckdb');
+      await writeLog('logs/dbt.log', [hookFailed(ddl)]);
+      const read = await stgOrders();
+      expect(read.columns).toContain('order_date');
+      expect(read.warnings.join('\n')).toContain('of a dbt run that failed');
+    });
+  },
+);

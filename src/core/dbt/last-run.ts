@@ -169,7 +169,28 @@ interface LoggedRun {
   failed: boolean;
   /** A COMMIT of the model's connection logged after the DDL: the relation was replaced, whatever failed next. */
   committed: boolean;
+  /**
+   * On a warehouse whose DDL commits itself (SELF_COMMITTING), the model's DDL logged as done: the relation was
+   * replaced, whatever failed next, though no COMMIT may follow.
+   */
+  replaced: boolean;
 }
+
+/**
+ * The adapters (the manifest's metadata.adapter_type) whose DDL commits itself: BigQuery has no transactions;
+ * Snowflake commits a DDL statement (create or replace) on its own, an open transaction with it; Databricks and
+ * Spark run each statement on its own. There a DDL that ran replaced the relation, before any COMMIT dbt logs.
+ */
+const SELF_COMMITTING: ReadonlySet<string> = new Set(['bigquery', 'snowflake', 'databricks', 'spark']);
+
+/**
+ * Whether a model's target/run file is DDL building its relation (`create …`, after comments), not one of a
+ * relation dbt renames into place next (`…__dbt_tmp`), whose rename may still fail.
+ */
+const isDdl = (sql: string) => {
+  const create = /^\s*(?:\/\*[\s\S]*?\*\/\s*|--[^\n]*\n\s*)*create\b[^(]*/i.exec(sql)?.[0];
+  return create !== undefined && !/__dbt_(?:tmp|stg)\b/i.test(create);
+};
 
 /**
  * Of the models of `runSql` (each one's target/run file, by unique id), those whose dbt run or build that last
@@ -178,13 +199,21 @@ interface LoggedRun {
  * made. From that line on, the same thread's lines up to "Finished running node …": an error (its `[error]`
  * level, or dbt 0.x's "ERROR creating") is a failed run, unless the model's connection logged a COMMIT before
  * it (`On <id>: COMMIT`: the DDL was committed, and a post-hook or the backup's drop failed after it; the
- * relation was replaced). A failed run does not hide an earlier one that rebuilt the model from the same SQL:
+ * relation was replaced). On a warehouse whose DDL commits itself (`adapter`, the manifest's adapter_type:
+ * SELF_COMMITTING), an error after the model's DDL (its target/run file, a `create …`) was logged as done (its
+ * `SQL status:` line, or the model's next statement) is one too: the relation was replaced before any COMMIT.
+ * A failed run does not hide an earlier one that rebuilt the model from the same SQL:
  * where that run is the log's last rebuild of the model, the relation has the file's columns (and as the
  * catalog lists others, dbt docs generate ran before it). A model the log does not tell of (no such line:
  * rotated away, another log path; or the node not finished before its thread began another node) is not among
  * them.
  */
-export function loggedRunFailures(log: string, runSql: Readonly<Record<string, string>>): Set<string> {
+export function loggedRunFailures(
+  log: string,
+  runSql: Readonly<Record<string, string>>,
+  adapter?: string,
+): Set<string> {
+  const selfCommitting = adapter !== undefined && SELF_COMMITTING.has(adapter);
   const finished = new Map<string, LoggedRun[]>();
   /** The last run that wrote each model's file, finished or not. */
   const lastWrite = new Map<string, LoggedRun>();
@@ -203,17 +232,25 @@ export function loggedRunFailures(log: string, runSql: Readonly<Record<string, s
     if (line.msg.startsWith('Began running node ')) running.delete(line.thread);
     const id = /^Writing runtime \w+ for node "([^"]+)"$/i.exec(line.msg)?.[1];
     if (id !== undefined && runSql[id] !== undefined) {
-      const run: LoggedRun = { id, sql: [], failed: false, committed: false };
+      const run: LoggedRun = { id, sql: [], failed: false, committed: false, replaced: false };
       running.set(line.thread, run);
       lastWrite.set(id, run);
       continue;
     }
     const run = running.get(line.thread);
     if (run === undefined) continue;
+    // The DDL is done when dbt logs its status (SQL status: SUCCESS 1 in 0.5 seconds), or, as dbt-bigquery logs
+    // none, the model's next statement.
+    if (
+      selfCommitting &&
+      (line.msg.startsWith('SQL status: ') || line.msg.startsWith(`On ${run.id}: `)) &&
+      ranDdl(run, runSql[run.id] ?? '')
+    )
+      run.replaced = true;
     if (line.msg === `On ${run.id}: COMMIT`) run.committed = true;
     else if (line.msg.startsWith(`On ${run.id}: `)) run.sql.push((statement = [line.msg]));
     if (line.level === 'error' || /^(?:\d\d:\d\d:\d\d \| )?\d+ of \d+ ERROR creating /.test(line.msg))
-      run.failed ||= !run.committed;
+      run.failed ||= !run.committed && !run.replaced;
     if (line.msg !== `Finished running node ${run.id}`) continue;
     const runs = finished.get(run.id);
     if (runs === undefined) finished.set(run.id, [run]);
@@ -230,4 +267,10 @@ export function loggedRunFailures(log: string, runSql: Readonly<Record<string, s
       failures.add(id);
   }
   return failures;
+}
+
+/** Whether the run's last statement logged is the model's DDL (its target/run file, a `create …`). */
+function ranDdl(run: LoggedRun, fileSql: string): boolean {
+  const last = run.sql.at(-1);
+  return last !== undefined && isDdl(fileSql) && ranCompiledSql(last.join('\n'), fileSql);
 }

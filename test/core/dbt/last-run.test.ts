@@ -311,6 +311,50 @@ describe("dbt's file log: whether the run that last wrote a model's target/run f
     expect(failures(logged([]))).toEqual([A]);
   });
 
+  it('on a warehouse whose DDL commits itself, an error after the DDL was done is a rebuild, without a COMMIT', () => {
+    const ddl = 'create or replace transient table x as (\n  select 1\n);';
+    const run = (after: string[]) => [
+      line('debug', 'Thread-1 (', `Writing runtime sql for node "${A}"`),
+      line('debug', 'Thread-1 (', `On ${A}: /* {"app": "dbt"} */ create or replace transient table x as (`),
+      '  select 1',
+      ');',
+      ...after,
+      line('error', 'Thread-1 (', '1 of 1 ERROR creating sql table model main.a ... [ERROR in 0.1s]'),
+      line('debug', 'Thread-1 (', `Finished running node ${A}`),
+    ];
+    const judged = (lines: string[], adapter?: string) => [
+      ...loggedRunFailures(lines.join('\n'), { [A]: ddl }, adapter),
+    ];
+    // Snowflake: the DDL's status logged, then a post-hook that fails before dbt's COMMIT.
+    const postHook = [
+      line('debug', 'Thread-1 (', 'SQL status: SUCCESS 1 in 0.52 seconds'),
+      line('debug', 'Thread-1 (', `On ${A}: grant select on x to role reporter`),
+    ];
+    expect(judged(run(postHook), 'snowflake')).toEqual([]);
+    // BigQuery logs no status: the model's next statement says the DDL was done.
+    expect(judged(run(postHook.slice(1)), 'bigquery')).toEqual([]);
+    // The DDL itself refused (nothing logged after it): no rebuild, on any warehouse.
+    expect(judged(run([]), 'snowflake')).toEqual([A]);
+    expect(judged(run([]), 'bigquery')).toEqual([A]);
+    // PostgreSQL rolls the DDL back with the failed transaction: only a COMMIT says it was replaced.
+    expect(judged(run(postHook), 'postgres')).toEqual([A]);
+    expect(judged(run(postHook))).toEqual([A]);
+    // A statement that is not the model's DDL (an incremental's merge) commits nothing of its relation.
+    const merge = 'merge into x using y on x.id = y.id when matched then update set v = y.v;';
+    const merged = [
+      line('debug', 'Thread-1 (', `Writing runtime sql for node "${A}"`),
+      line('debug', 'Thread-1 (', `On ${A}: ${merge}`),
+      ...postHook,
+      line('error', 'Thread-1 (', '1 of 1 ERROR creating sql incremental model main.a ... [ERROR in 0.1s]'),
+      line('debug', 'Thread-1 (', `Finished running node ${A}`),
+    ];
+    expect([...loggedRunFailures(merged.join('\n'), { [A]: merge }, 'snowflake')]).toEqual([A]);
+    // Nor does one of a relation dbt renames into place next (…__dbt_tmp): the rename may have failed.
+    const staged = ddl.replace('table x as', 'table x__dbt_tmp as');
+    const renamed = run(postHook).map((l) => l.replace('table x as', 'table x__dbt_tmp as'));
+    expect([...loggedRunFailures(renamed.join('\n'), { [A]: staged }, 'databricks')]).toEqual([A]);
+  });
+
   it('a run killed before it finished tells nothing, whatever its thread logs in later invocations', () => {
     // dbt run -s a killed mid-DDL (no Finished line); a later run of b fails on the same thread name; then
     // dbt compile -s a begins and finishes a on it: none of that is a's killed run.
