@@ -71,11 +71,12 @@ function exitCodes(): string {
   const meaning: Record<number, string> = {
     [ExitCode.Ok]: 'Success.',
     [ExitCode.Failure]:
-      'Failure. For five commands 1 is an answer instead, and their failures exit 2 or more: gate diff (the ' +
+      'Failure. For these commands 1 is an answer instead, and their failures exit 2 or more: gate diff (the ' +
       'two differ), plan --exit-code (a table would change), status --exit-status (the certified view is ' +
-      'missing or a recertification request open), gate run and gate submit (a HARD_FAIL check failed).',
+      'missing or a recertification request open), gate run and gate submit (a HARD_FAIL check failed), ' +
+      'push --wait (the baseline job FAILED or was CANCELLED).',
     [ExitCode.Usage]:
-      'Usage error or invalid local input (a bad flag, an invalid gate1.yml); or a failure of one of the five. ' +
+      'Usage error or invalid local input (a bad flag, an invalid gate1.yml); or a failure of one of those. ' +
       'plan --detailed-exitcode: a table would change (its failures, a usage error included, exit 1).',
     [ExitCode.Unauthenticated]: 'Not authenticated (401): sign in again, or check SERVICE_TOKEN.',
     [ExitCode.Forbidden]: 'Forbidden (403): your role or token scopes do not allow it.',

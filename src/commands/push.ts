@@ -15,8 +15,11 @@ import { printPushPreview, printRegistration } from '../cli/governance-views.js'
 import { dryRunFlag } from '../cli/write-preview.js';
 import { tablePageUrl } from '../services/tables.js';
 import { resolveConnectorId } from '../services/connector-ref.js';
+import { freeingExitOne } from '../cli/errors.js';
+import type { CliError } from '../core/errors.js';
 import {
   inConnectorDialect,
+  JOB_OUTCOME_CODES,
   jobOutcomeFailure,
   pushArtifact,
   readArtifactLocally,
@@ -38,7 +41,7 @@ export default class Push extends ApiCommand<typeof Push> {
     'the tracking URL (the dashboard page) in the browser where there is a display. --wait follows ' +
     'that job until it ends (a spinner on a terminal; polls after 0.25 s, then twice as long each time up to ' +
     '--interval), prints how it ended as one line on stderr, and exits 0 when it SUCCEEDED, 1 when it FAILED or was ' +
-    'CANCELLED. Under --json one line: the registration, its job as it ended with --wait. With --replace the file ' +
+    'CANCELLED (a failure of gds then exits 2 or more). Under --json one line: the registration, its job as it ended with --wait. With --replace the file ' +
     'is compared with the definition the table holds first (table name, source, columns and types, declarations; ' +
     'not formatting): the same definition sends nothing and prints "No change" (exit 0). --dry-run writes nothing: ' +
     "the service checks the push as it would check it (a refusal is the push's, with its exit code) and the diff is " +
@@ -68,7 +71,10 @@ export default class Push extends ApiCommand<typeof Push> {
     dialect: dialectFlag,
     model: modelFlag,
     filename: filenameFlag,
-    wait: Flags.boolean({ description: 'Wait for the auto-baseline job to end.' }),
+    wait: Flags.boolean({
+      description:
+        'Wait for the auto-baseline job to end: exit 1 when it FAILED or was CANCELLED, 2 or more on a failure.',
+    }),
     interval: intervalFlag,
     web: Flags.boolean({
       description: "Open the table's dashboard page (the tracking URL) in the browser.",
@@ -139,5 +145,11 @@ export default class Push extends ApiCommand<typeof Push> {
       if (this.out.json) this.out.record({ ...result, job });
       if (failure !== undefined) throw failure;
     });
+  }
+
+  /** Under --wait exit 1 says the baseline job FAILED or was CANCELLED: any other failure ends with 2. */
+  protected override endingFailure(failure: CliError): CliError {
+    if (!this.argv.includes('--wait') || JOB_OUTCOME_CODES.includes(failure.code)) return failure;
+    return freeingExitOne(failure);
   }
 }

@@ -499,6 +499,9 @@ export async function waitForBaselineJob(
   );
 }
 
+/** The codes of jobOutcomeFailure's errors: the answer of `push --wait`, not a failure of gds. */
+export const JOB_OUTCOME_CODES: readonly string[] = ['job_failed', 'job_cancelled'];
+
 /** The exit a `push --wait` ends with: 0 when the baseline job SUCCEEDED, 1 when it FAILED or was CANCELLED. */
 export function jobOutcomeFailure(job: GateJobBody): CliError | undefined {
   if (job.status === 'SUCCEEDED') return undefined;

@@ -1,11 +1,13 @@
 // Exit 1 as an answer: `plan --exit-code` (a table would change), `status --exit-status` (the certified view
-// is missing or a recertification request is open), `gate run` and `gate submit` (a HARD_FAIL check failed).
+// is missing or a recertification request is open), `gate run` and `gate submit` (a HARD_FAIL check failed),
+// `push --wait` (the baseline job FAILED or was CANCELLED).
 // A failure of such a command must not read as that answer, as other commands' failures exit 1 (a status gds
 // has no code for, a config file it cannot use, a --jq filter failing on a record, a bug): it ends with 2,
-// as gate diff's does (gate-diff-cli.test.ts). Without the flag, plan and status end such a failure with 1.
+// as gate diff's does (gate-diff-cli.test.ts). Without the flag, plan, status and push end
+// such a failure with 1.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdir, mkdtemp } from 'node:fs/promises';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -57,6 +59,10 @@ beforeAll(async () => {
   // A folder where config.json should be: gds cannot use it (config_not_regular_file, exit 1 elsewhere).
   configDir = join(dir, 'config-is-a-folder');
   await mkdir(join(configDir, 'config.json'), { recursive: true });
+  await writeFile(
+    join(dir, 'orders.yml'),
+    'table: orders\nsource: analytics.orders\ncolumns:\n  - name: id\n',
+  );
   await new Promise<void>((resolve) => standIn.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(standIn.address() as AddressInfo).port}/v1`;
 });
@@ -83,6 +89,7 @@ function withUnusableConfig(args: string[]) {
  *  the answers above. */
 function againstStandIn(args: string[]) {
   return runInProcess([...args, '--json', '--base', base, '--token', 'cli_standInToken42'], {
+    cwd: dir,
     env: { GDS_CONFIG_DIR: join(dir, 'no-config') },
   });
 }
@@ -92,6 +99,8 @@ const answering: [string, string[]][] = [
   ['status --exit-status', ['status', 'tbl_42', '--exit-status']],
   ['gate run', ['gate', 'run', 'tbl_42']],
   ['gate submit', ['gate', 'submit', 'tbl_42']],
+  // Exit 1: the baseline job FAILED or was CANCELLED (governance-commands.test.ts).
+  ['push --wait', ['push', 'orders.yml', '--connector', 'con_1', '--wait']],
 ];
 
 describe('a failure of a command whose exit 1 is an answer ends with 2', () => {
@@ -132,10 +141,11 @@ describe('a --jq filter failing on the answer ends with 2, not 1', () => {
 });
 
 describe('without the flag that makes exit 1 an answer, the failure keeps exit 1', () => {
-  it('plan and status', async () => {
+  it('plan, status and push', async () => {
     for (const args of [
       ['plan', '--dbt', '.'],
       ['status', 'tbl_42'],
+      ['push', 'orders.yml', '--connector', 'con_1'],
     ]) {
       const r = await withUnusableConfig(args);
       expect(r.code, r.stderr).toBe(1);
