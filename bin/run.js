@@ -28,7 +28,9 @@ if (major < 22 || (major === 22 && minor < 3)) {
   process.stderr.write(
     `gds needs Node.js 22.3 or later (this is ${process.version}). Install a newer Node, or use the single executable.\n`,
   );
-  process.exit(1);
+  // Not 1, the answer of gate diff (different), plan --exit-code (changes), gate run (a HARD_FAIL check
+  // failed) and the like; but 1 under plan --detailed-exitcode, whose 2 means changes (as their failures).
+  process.exit(process.argv.includes('--detailed-exitcode') ? 1 : 2);
 }
 
 nodeModule.enableCompileCache?.();

@@ -1,21 +1,28 @@
-// gds on a Node.js older than 22.3 (Debian's 20 is still common): one sentence on stderr and exit 1,
-// no SyntaxError and no stack trace. Run with the machine's own old Node for real.
+// gds on a Node.js older than 22.3 (Debian's 20 is still common): one sentence on stderr and exit 2, no
+// SyntaxError and no stack trace; exit 1 under plan --detailed-exitcode, whose 2 means changes. Not 1
+// elsewhere: that is the answer of gate diff (different), plan --exit-code (changes), gate run (a HARD_FAIL
+// check failed) and the like, which a Node gds cannot run on must not give. Run with the machine's own old
+// Node for real.
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { needs, noOldNode, oldNode } from '../helpers/skip.js';
 import { cliEntry, cliEnv, collect } from './helpers/cli-process.js';
 
 describe('bin/run.js on an old Node', needs(noOldNode), () => {
-  it.each([['--version'], ['list', '--json'], []])(
-    'gds %s says which Node it needs and exits 1',
-    async (...args) => {
-      const node = oldNode?.path ?? 'node';
-      const child = spawn(node, [cliEntry, ...args], { env: cliEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-      const result = await collect(child);
-      expect(result).toMatchObject({ code: 1, stdout: '' });
-      expect(result.stderr).toBe(
-        `gds needs Node.js 22.3 or later (this is ${oldNode?.version}). Install a newer Node, or use the single executable.\n`,
-      );
-    },
-  );
+  it.each([
+    { code: 2, args: ['--version'] },
+    { code: 2, args: ['list', '--json'] },
+    { code: 2, args: [] },
+    { code: 2, args: ['gate', 'diff', '-f', 'a.yml', '--against', 'a.yml'] },
+    { code: 2, args: ['plan', '--dbt', '.', '--exit-code'] },
+    { code: 1, args: ['plan', '--dbt', '.', '--detailed-exitcode'] },
+  ])('gds $args says which Node it needs and exits $code', async ({ code, args }) => {
+    const node = oldNode?.path ?? 'node';
+    const child = spawn(node, [cliEntry, ...args], { env: cliEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const result = await collect(child);
+    expect(result).toMatchObject({ code, stdout: '' });
+    expect(result.stderr).toBe(
+      `gds needs Node.js 22.3 or later (this is ${oldNode?.version}). Install a newer Node, or use the single executable.\n`,
+    );
+  });
 });
