@@ -471,10 +471,15 @@ async function findCollision(
   const [row] = rows;
   if (!row) return null;
   // A Mode B (custody) table is never replaced by a push, nor a table of another environment (a replacement
-  // keeps its table's environment): say so instead of suggesting a replacement the service would refuse.
+  // keeps its table's environment): say so instead of suggesting a replacement the service would refuse. A
+  // table the caller may not read (§5.6: outside their environments), custody or not, is not named.
   const other = row.by_name ? 'table name' : 'source';
-  const custody =
-    row.mode === 'MODE_B'
+  const custody = !inEnvironmentScope(caller, row.environment_label)
+    ? {
+        replaceable: false,
+        reason: `A table of an environment you may not read holds this ${other}, and a push to ${environmentLabel} cannot replace it: a replacement keeps its table's environment. Give the artifact another ${other}.`,
+      }
+    : row.mode === 'MODE_B'
       ? {
           replaceable: false,
           reason: `'${row.name}' is a Mode B (custody) table, managed through the dashboard or API; a push cannot replace it. Give the artifact another table name.`,
@@ -504,7 +509,7 @@ interface Holder {
  * environment, holds: a push cannot replace it (a replacement keeps its table's environment). The promotion
  * that gives its definition to `to` is named only where the caller could run it and it would land: a person
  * (a promotion is a person's) who owns the table or is a workspace admin (who may delete it, §7.3), in whose
- * scope it is. A holder the caller may not read (§5.6: outside their environments) is not named at all.
+ * scope it is (findCollision names no holder the caller may not read).
  */
 async function otherEnvironmentReason(
   q: Queryable,
@@ -513,10 +518,7 @@ async function otherEnvironmentReason(
   to: string,
   other: string,
 ): Promise<string> {
-  const elsewhere = `a push to ${to} cannot replace it: a replacement keeps its table's environment`;
-  if (!inEnvironmentScope(caller, holder.environment_label))
-    return `A table of an environment you may not read holds this ${other}, and ${elsewhere}. Give the artifact another ${other}.`;
-  const named = `'${holder.name}' (${holder.id}) is a table of ${holder.environment_label}, and ${elsewhere}`;
+  const named = `'${holder.name}' (${holder.id}) is a table of ${holder.environment_label}, and a push to ${to} cannot replace it: a replacement keeps its table's environment`;
   const another = `the artifact another ${other}.`;
   const mayPromote =
     caller.kind === 'session' && (holder.owner_id === caller.userId || roleAtLeast(caller.role, 'ADMIN'));
