@@ -202,6 +202,17 @@ describe("dbt_project.yml's dispatch: search orders", () => {
     expect((await plan('sqlserver', [adult], [...UTILS], alone)).notMappedTests).toEqual([]);
   });
 
+  it('a search order written as one Jinja expression (dbt renders it into a list) is as unknown: mapped with the warning', async () => {
+    // dbt renders dbt_project.yml natively: "{{ var('order') }}" becomes the list var('order') is.
+    const macros = [...UTILS, 'macro.tsql_utils.sqlserver__test_expression_is_true'];
+    const whole = `name: shop\ndispatch:\n  - macro_namespace: dbt_utils\n    search_order: "{{ var('order') }}"\n`;
+    const { mappedTests, warnings } = await plan('sqlserver', [adult], macros, whole);
+    expect(mappedTests.map((t) => t.rule)).toHaveLength(1);
+    expect(warnings.join('\n')).toMatch(
+      /macro\.tsql_utils\.sqlserver__test_expression_is_true, which dbt runs instead .* its search_order for dbt_utils \(\{\{ var\('order'\) \}\}\) is a Jinja template/,
+    );
+  });
+
   it("an adapter's own package listed (dbt_postgres) is searched only as dbt: its implementation is dbt's, mapped", async () => {
     // dbt-core keeps dbt_postgres among its internal packages: MacroNamespace.get_from_package finds none of
     // them by name (PackageNotFoundForMacroError, which dispatch passes over), only under dbt, merged into it.

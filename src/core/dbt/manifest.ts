@@ -159,7 +159,7 @@ export function readQuoting(value: unknown): QuotePolicy | undefined {
 /**
  * dbt_project.yml's `dispatch:` as dbt reads it: each macro namespace's search_order, the first entry of a
  * namespace deciding (dbt-core's Project.get_macro_search_order). An entry dbt refuses (no macro_namespace, a
- * search_order that is no list) is left out; empty without one. A first entry whose search_order is empty is
+ * search_order that is no list nor a Jinja expression) is left out; empty without one. A first entry whose search_order is empty is
  * no search order: dbt-core's _get_search_packages takes an empty one as none (the default search).
  */
 export function readDispatch(value: unknown): ReadonlyMap<string, readonly string[]> {
@@ -169,7 +169,10 @@ export function readDispatch(value: unknown): ReadonlyMap<string, readonly strin
   for (const entry of value) {
     if (!isEntry(entry)) continue;
     const namespace = entry['macro_namespace'];
-    const order = entry['search_order'];
+    // A search_order written as one Jinja expression ("{{ var('order') }}"), which dbt renders natively into a
+    // list, is kept as its one entry: a template gds does not render (tests.ts: readOrder).
+    const written = entry['search_order'];
+    const order = typeof written === 'string' && /\{\{|\{%/.test(written) ? [written] : written;
     if (typeof namespace !== 'string' || !Array.isArray(order) || read.has(namespace)) continue;
     read.add(namespace);
     if (order.length > 0) orders.set(namespace, order.map(String));
