@@ -693,9 +693,17 @@ export async function planProject(
   const adopt = new Set((options.adopt ?? []).map(lower));
   // The holders of models' names that are this project's tables of other environments and that the caller may
   // promote: read before the models are planned, in a few requests however many models they refuse.
-  const promotable = await promotableOf(
+  const promotable = await landingPromotions(
     client,
-    holders.filter((row) => ofThisProjectElsewhere(row, { id: projectId, name: projectName, derived }, env)),
+    connectors,
+    env,
+    await promotableOf(
+      client,
+      holders.filter((row) =>
+        ofThisProjectElsewhere(row, { id: projectId, name: projectName, derived }, env),
+      ),
+      call,
+    ),
     call,
   );
   const heldByNamesake =
@@ -1103,7 +1111,7 @@ async function promotableOf(
   client: PlanClient,
   holders: TableListRow[],
   call: { signal?: AbortSignal },
-): Promise<Set<string>> {
+): Promise<Map<string, TableListRow>> {
   const projectsByEnvironment = new Map<string, Set<string>>();
   for (const { environmentLabel, project } of holders)
     if (project !== null && project !== undefined)
@@ -1111,8 +1119,8 @@ async function promotableOf(
         environmentLabel,
         (projectsByEnvironment.get(environmentLabel) ?? new Set<string>()).add(project),
       );
-  const wanted = new Set(holders.map((row) => row.id));
-  const promotable = new Set<string>();
+  const wanted = new Map(holders.map((row) => [row.id, row]));
+  const promotable = new Map<string, TableListRow>();
   for (const [environment, projects] of projectsByEnvironment) {
     let read: HeldRead;
     try {
@@ -1126,10 +1134,41 @@ async function promotableOf(
       if (error instanceof ApiError && (error.status === 403 || error.status === 404)) continue;
       throw error;
     }
-    for (const row of read.tables)
-      if (wanted.has(row.id) && row.definition.mayReplace === true) promotable.add(row.id);
+    for (const row of read.tables) {
+      const holder = wanted.get(row.id);
+      if (holder !== undefined && row.definition.mayReplace === true) promotable.set(row.id, holder);
+    }
   }
   return promotable;
+}
+
+/**
+ * The holders of `promotable` (each a table of another environment) whose promotion to `env` would land. The
+ * service promotes onto env's first active connector (importBundle picks it so too) and registers the table
+ * there on that connector's schema: where it reads the holder's own schema (two environments' connectors on one
+ * schema), the promotion would take again the source the holder holds, and is refused (409 source_conflict).
+ * Where env has no active connector, none lands, nor a holder with no source (a custody table is not promoted).
+ * A schema that cannot be read leaves the holders as they are: the service's refusal of the promotion then says
+ * why. The connector's objects are read once a plan (withObjectsReadOnce): its own connector's already were.
+ */
+async function landingPromotions(
+  client: PlanClient,
+  connectors: Connector[],
+  env: string,
+  promotable: Map<string, TableListRow>,
+  call: { signal?: AbortSignal },
+): Promise<Set<string>> {
+  if (promotable.size === 0) return new Set();
+  const target = connectors.find((c) => c.environmentLabel === env && c.status === 'ACTIVE');
+  if (target === undefined) return new Set();
+  const schema = (await client.connectors.objects(target.id, call).catch(() => undefined))?.schema;
+  const ownSource = (source: string) =>
+    schema !== undefined && source === `${schema}.${source.slice(source.indexOf('.') + 1)}`;
+  return new Set(
+    [...promotable.values()]
+      .filter((row) => row.source !== null && row.source !== undefined && !ownSource(row.source))
+      .map((row) => row.id),
+  );
 }
 
 /** For this project's table in another environment that the caller may promote: how a table gets there. */
