@@ -162,6 +162,17 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     return failure;
   }
 
+  /**
+   * Whether the boolean flag `--name` was given: as parsed, or, for a failure met before the flags are parsed
+   * (a usage error), as a word before any `--` (after it, `--exit-status` is an argument, a table's name).
+   */
+  protected flagGiven(name: string): boolean {
+    const flags = this.flags as Record<string, unknown> | undefined;
+    if (flags !== undefined) return flags[name] === true;
+    const end = this.argv.indexOf('--');
+    return (end === -1 ? this.argv : this.argv.slice(0, end)).includes(`--${name}`);
+  }
+
   /** A command line for the person to paste, carrying the --profile/--base they gave (paste-command.ts). */
   protected pasteCommand(words: readonly string[]): string {
     const { profile, base, token } = this.flags as GlobalFlags;

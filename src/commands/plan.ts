@@ -144,9 +144,9 @@ export default class Plan extends ApiCommand<typeof Plan> {
    * met writing the output (a --jq filter failing on a record) alike.
    */
   protected override endingFailure(failure: CliError): CliError {
-    if (this.argv.includes('--detailed-exitcode'))
+    if (this.flagGiven('detailed-exitcode'))
       return failure.exitCode === ExitCode.Interrupted ? failure : withExitCode(failure, ExitCode.Failure);
-    return this.argv.includes('--exit-code') ? freeingExitOne(failure) : failure;
+    return this.flagGiven('exit-code') ? freeingExitOne(failure) : failure;
   }
 }
 

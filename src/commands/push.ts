@@ -149,7 +149,7 @@ export default class Push extends ApiCommand<typeof Push> {
 
   /** Under --wait exit 1 says the baseline job FAILED or was CANCELLED: any other failure ends with 2. */
   protected override endingFailure(failure: CliError): CliError {
-    if (!this.argv.includes('--wait') || JOB_OUTCOME_CODES.includes(failure.code)) return failure;
+    if (!this.flagGiven('wait') || JOB_OUTCOME_CODES.includes(failure.code)) return failure;
     return freeingExitOne(failure);
   }
 }

@@ -110,7 +110,7 @@ export default class Status extends ApiCommand<typeof Status> {
 
   /** Under --exit-status exit 1 means the view is missing or a request is open: a failure ends with 2. */
   protected override endingFailure(failure: CliError): CliError {
-    return this.argv.includes('--exit-status') ? freeingExitOne(failure) : failure;
+    return this.flagGiven('exit-status') ? freeingExitOne(failure) : failure;
   }
 }
 

@@ -159,3 +159,22 @@ describe('without the flag that makes exit 1 an answer, the failure keeps exit 1
     expect(errorLine(r.stderr)).toMatchObject({ error: { code: 'config_not_regular_file' } });
   });
 });
+
+// A word after `--` is an argument, never the flag: it changes no exit code (`gds status -- --exit-status` names
+// a table called --exit-status), as --json after `--` makes no JSON.
+describe('a flag word after -- does not renumber a failure', () => {
+  it('status -- --exit-status: a failure keeps exit 1', async () => {
+    const r = await runInProcess(['status', '--json', '--', '--exit-status'], {
+      cwd: dir,
+      env: { GDS_CONFIG_DIR: configDir, SERVICE_TOKEN: undefined, SERVICE_API_URL: undefined },
+    });
+    expect(r.code, r.stderr).toBe(1);
+    expect(errorLine(r.stderr)).toMatchObject({ error: { code: 'config_not_regular_file' } });
+  });
+
+  it('plan -- --detailed-exitcode: the unexpected argument is a usage error, exit 2', async () => {
+    const r = await runInProcess(['plan', '--dbt', '.', '--json', '--', '--detailed-exitcode'], { cwd: dir });
+    expect(r.code, r.stderr).toBe(2);
+    expect(errorLine(r.stderr)).toMatchObject({ error: { code: 'usage' } });
+  });
+});
