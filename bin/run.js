@@ -28,9 +28,23 @@ if (major < 22 || (major === 22 && minor < 3)) {
   process.stderr.write(
     `gds needs Node.js 22.3 or later (this is ${process.version}). Install a newer Node, or use the single executable.\n`,
   );
-  // Not 1, the answer of gate diff (different), plan --exit-code (changes), gate run (a HARD_FAIL check
-  // failed) and the like; but 1 under plan --detailed-exitcode, whose 2 means changes (as their failures).
-  process.exit(process.argv.includes('--detailed-exitcode') ? 1 : 2);
+  process.exit(oldNodeExitCode(process.argv.slice(2)));
+}
+
+/**
+ * How gds ends on a Node it cannot run on: not 1, the answer of gate diff (different), plan --exit-code
+ * (changes), gate run (a HARD_FAIL check failed) and the like, but 2, as their failures; 1 under
+ * plan --detailed-exitcode, whose 2 means changes. gds has not loaded: the command is the first word that is
+ * no global flag nor its value (`--profile ci plan`), and a flag counts before any `--` only.
+ */
+function oldNodeExitCode(argv) {
+  const end = argv.indexOf('--');
+  const words = end === -1 ? argv : argv.slice(0, end);
+  const takesValue = ['--token', '--base', '--profile', '--jq', '-q', '--template', '-t'];
+  const isValue = (i) =>
+    takesValue.includes(words[i - 1]) || (words[i - 1] === '--json' && words[i].includes(','));
+  const command = words.find((word, i) => !word.startsWith('-') && !isValue(i));
+  return command === 'plan' && words.includes('--detailed-exitcode') ? 1 : 2;
 }
 
 nodeModule.enableCompileCache?.();

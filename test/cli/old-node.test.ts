@@ -16,6 +16,11 @@ describe('bin/run.js on an old Node', needs(noOldNode), () => {
     { code: 2, args: ['gate', 'diff', '-f', 'a.yml', '--against', 'a.yml'] },
     { code: 2, args: ['plan', '--dbt', '.', '--exit-code'] },
     { code: 1, args: ['plan', '--dbt', '.', '--detailed-exitcode'] },
+    { code: 1, args: ['--profile', 'ci', '--json', 'a,b', 'plan', '--detailed-exitcode'] },
+    // --detailed-exitcode is plan's: elsewhere, or after `--`, it is no flag, and 1 would be an answer there.
+    { code: 2, args: ['gate', 'diff', 't_1', '-f', '--detailed-exitcode'] },
+    { code: 2, args: ['gate', 'run', 't_1', '--detailed-exitcode'] },
+    { code: 2, args: ['plan', '--dbt', '.', '--', '--detailed-exitcode'] },
   ])('gds $args says which Node it needs and exits $code', async ({ code, args }) => {
     const node = oldNode?.path ?? 'node';
     const child = spawn(node, [cliEntry, ...args], { env: cliEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
