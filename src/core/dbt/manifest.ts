@@ -257,6 +257,13 @@ export interface Manifest {
    * proportion follows from it (tests.ts: proportionRounding).
    */
   notNullProportionCast?: 'numeric' | 'type_numeric' | 'other';
+  /**
+   * Whether dbt_expectations' `test_expect_compound_columns_to_be_unique` (its macro_sql) filters the rows its
+   * ignore_row_if names: `applied` (its query uses `row_condition_ext`), `ignored` (a release of the dbt 1.0 era sets `row_condition_ext`
+   * and never uses it, so its `group by … having count(*) > 1` groups NULL as a value, whatever ignore_row_if
+   * says; expect_column_values_to_be_unique, which calls it, too). Undefined: no such macro, or one of another text.
+   */
+  compoundIgnoreRowIf?: 'applied' | 'ignored';
   /** The reader kept no node's `config` (ManifestNode.config): `config.KEY:` cannot be compared. */
   withoutConfigs?: true;
   /**
@@ -336,6 +343,7 @@ export class ManifestReader {
   private readonly disabledSchemas = new Set<string>();
   private postgresRegexpInstr: 'coalesce' | 'null' | undefined;
   private notNullProportionCast: 'numeric' | 'type_numeric' | 'other' | undefined;
+  private compoundIgnoreRowIf: 'applied' | 'ignored' | undefined;
   /** Whether dbt's `default__type_numeric` renders numeric(28,6) (undefined: the manifest holds none). */
   private defaultTypeNumeric: boolean | undefined;
   /** One string for each name the nodes repeat (package, schema, paths, ids in depends_on, …). */
@@ -412,6 +420,8 @@ export class ManifestReader {
           : 'null';
       if (id === 'macro.dbt_utils.default__test_not_null_proportion')
         this.notNullProportionCast = proportionCast(text(raw['macro_sql']) ?? '');
+      if (id === 'macro.dbt_expectations.test_expect_compound_columns_to_be_unique')
+        this.compoundIgnoreRowIf = ignoreRowIf(text(raw['macro_sql']) ?? '');
       if (id === 'macro.dbt.default__type_numeric')
         this.defaultTypeNumeric = /numeric_type\(\s*["']numeric["']\s*,\s*28\s*,\s*6\s*\)/.test(
           text(raw['macro_sql']) ?? '',
@@ -467,6 +477,7 @@ export class ManifestReader {
                 ? 'other'
                 : this.notNullProportionCast,
           }),
+      ...(this.compoundIgnoreRowIf === undefined ? {} : { compoundIgnoreRowIf: this.compoundIgnoreRowIf }),
       ...(this.withConfigs ? {} : { withoutConfigs: true as const }),
       ...(this.disabledSchemas.size === 0 ? {} : { disabledSchemas: this.disabledSchemas }),
     };
@@ -494,6 +505,12 @@ function expectationsMacro(name: string, sql: string): ExpectationsMacro {
     `\\badapter\\.dispatch\\(\\s*['"]${name}['"]\\s*,\\s*(?:macro_namespace\\s*=\\s*)?['"]dbt_expectations['"]`,
   );
   return { calls: [...new Set(own), ...typeCalls(sql)], dispatched: dispatch.test(sql) };
+}
+
+/** Whether expect_compound_columns_to_be_unique's SQL uses the row_condition_ext it sets (Manifest.compoundIgnoreRowIf). */
+function ignoreRowIf(sql: string): 'applied' | 'ignored' | undefined {
+  const uses = sql.match(/\brow_condition_ext\b/g)?.length ?? 0;
+  return uses === 0 ? undefined : uses === 1 ? 'ignored' : 'applied';
 }
 
 /** What dbt_utils' not_null_proportion divides its count by, read from its macro's SQL (Manifest.notNullProportionCast). */

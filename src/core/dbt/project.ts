@@ -485,6 +485,9 @@ class ProjectReader {
       ...(this.manifest.notNullProportionCast === undefined
         ? {}
         : { notNullProportionCast: this.manifest.notNullProportionCast }),
+      ...(this.manifest.compoundIgnoreRowIf === undefined
+        ? {}
+        : { compoundIgnoreRowIf: this.manifest.compoundIgnoreRowIf }),
     });
     rules.notMapped.push(...constraints.notMapped);
     rules.warnings.forEach((w) => warnings.push(`${node.uniqueId}: ${w.test}: ${w.warning}`));

@@ -63,6 +63,8 @@ export interface TestContext {
   postgresRegexpInstr?: 'coalesce' | 'null';
   /** What dbt_utils' not_null_proportion divides its count by (Manifest.notNullProportionCast). */
   notNullProportionCast?: 'numeric' | 'type_numeric' | 'other';
+  /** Whether dbt_expectations' compound uniqueness applies its ignore_row_if (Manifest.compoundIgnoreRowIf). */
+  compoundIgnoreRowIf?: 'applied' | 'ignored';
   /** The columns' types (the catalog's, else the manifest's data_type), by lower-cased name, where known. */
   columnTypes?: ReadonlyMap<string, string>;
   /** The macros that implement the tests, and how a `where:` applies (Manifest.testImplementations), and the root project. */
@@ -526,7 +528,13 @@ function mapOne(node: ManifestNode, written: ManifestTest, context: TestContext)
     case 'dbt_expectations.expect_column_values_to_be_unique': {
       const col = column();
       if ('error' in col) return refused(col.error);
-      return grain([col.name], test, where ?? text(kwargs['row_condition']), 'any');
+      // A dbt_expectations of the dbt 1.0 era groups the rows by the column (its compound test, ignore_row_if unused): NULL too.
+      const nulls =
+        kind === 'dbt_expectations.expect_column_values_to_be_unique' &&
+        context.compoundIgnoreRowIf === 'ignored'
+          ? 'none'
+          : 'any';
+      return grain([col.name], test, where ?? text(kwargs['row_condition']), nulls);
     }
     case 'dbt_utils.unique_combination_of_columns':
     case 'dbt_expectations.expect_compound_columns_to_be_unique': {
@@ -541,8 +549,9 @@ function mapOne(node: ManifestNode, written: ManifestTest, context: TestContext)
         if ('error' in col) return refused(col.error);
         found.push(col.name);
       }
-      // dbt_utils groups the rows by the columns: rows that share a NULL among them count as repeated.
-      if (kind === 'dbt_utils.unique_combination_of_columns')
+      // dbt_utils groups the rows by the columns: rows that share a NULL among them count as repeated; so does
+      // a dbt_expectations of the dbt 1.0 era, whose query never applies the ignore_row_if it reads.
+      if (kind === 'dbt_utils.unique_combination_of_columns' || context.compoundIgnoreRowIf === 'ignored')
         return grain(found, test, where ?? text(kwargs['row_condition']), 'none');
       const ignore = kwargs['ignore_row_if'] ?? 'all_values_are_missing';
       if (ignore !== 'all_values_are_missing' && ignore !== 'any_value_is_missing')

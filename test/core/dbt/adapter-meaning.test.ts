@@ -353,6 +353,60 @@ describe("match_regex on PostgreSQL: dbt_expectations' postgres__regexp_instr de
   });
 });
 
+describe("dbt_expectations' uniqueness: its version's expect_compound_columns_to_be_unique decides the NULLs", () => {
+  const compound = genericTest(
+    'expect_compound_columns_to_be_unique',
+    'model.shop.people',
+    { column_list: ['name', 'city'] },
+    { namespace: 'dbt_expectations', id: 'test.shop.compound.1' },
+  );
+  const unique = genericTest(
+    'expect_column_values_to_be_unique',
+    'model.shop.people',
+    {},
+    { column: 'name', namespace: 'dbt_expectations', id: 'test.shop.unique_name.2' },
+  );
+  /** The project, its manifest holding dbt_expectations' expect_compound_columns_to_be_unique as `sql`. */
+  const declareWith = (sql: string) => {
+    const m = manifest(
+      model('people', { columns: columns({ name: 'text', city: 'text' }) }),
+      compound,
+      unique,
+    );
+    (m['metadata'] as Entry)['adapter_type'] = 'postgres';
+    const id = 'macro.dbt_expectations.test_expect_compound_columns_to_be_unique';
+    m['macros'] = { [id]: { unique_id: id, macro_sql: sql, depends_on: { macros: [] } } };
+    const [declaration] = declareDbtProject({ manifest: m }, {}, dbtReader).declarations;
+    if (!declaration) throw new Error('no declaration');
+    const rules = parse(declaration.gate1Yaml ?? '{}') as Record<string, Array<Record<string, unknown>>>;
+    return { declaration, uniqueChecks: rules['uniqueChecks'] };
+  };
+  const grouped =
+    'group by {% for column in columns -%}{{ column }}{% if not loop.last %},{% endif %}{%- endfor %}\nhaving count(*) > 1';
+  // A dbt-expectations release of the dbt 1.0 era (balboa's dbt 1.0.4 manifest): row_condition_ext is set from ignore_row_if, and the query never uses it.
+  const ignoring = `{% set row_condition_ext %}{% if ignore_row_if == "all_values_are_missing" %}(...){% endif %}{% endset %}\nselect * from {{ model }} where 1=1 {% if row_condition %} and {{ row_condition }} {% endif %}\n${grouped}`;
+  // Later: the query filters on it.
+  const applying = `{%- set row_condition_ext -%}{{ dbt_expectations.ignore_row_if_expression(ignore_row_if, columns) }}{%- endset -%}\nselect * from {{ model }} where 1=1 {%- if row_condition_ext %} and {{ row_condition_ext }} {% endif %}\n${grouped}`;
+
+  it('a version that never applies ignore_row_if groups NULL as a value, as dbt_utils: checks counting NULL as a value', () => {
+    const { declaration, uniqueChecks } = declareWith(ignoring);
+    expect(declaration.notMappedTests).toEqual([]);
+    expect(declaration.contract?.grainKeyColumns).toEqual(['name']);
+    expect(uniqueChecks).toEqual([
+      { name: 'compound', columns: ['name', 'city'], severity: 'HARD_FAIL', nullsDistinct: false },
+    ]);
+  });
+
+  it('a version that applies it skips the rows it names', () => {
+    const { declaration, uniqueChecks } = declareWith(applying);
+    expect(declaration.contract?.grainKeyColumns).toBeUndefined();
+    expect(uniqueChecks).toEqual([{ name: 'unique_name', columns: ['name'], severity: 'HARD_FAIL' }]);
+    expect(declaration.notMappedTests.map((t) => t.reason)).toEqual([
+      expect.stringContaining('all_values_are_missing'),
+    ]);
+  });
+});
+
 describe("a doubled quote on a warehouse that does not read '' as one quote", () => {
   it("bigquery: accepted_values it''s is not mapped", () => {
     const { declaration } = declare(
