@@ -364,6 +364,30 @@ describe(
       expect(read.warnings.join('\n')).toContain('target/run holds its build of this SQL');
     });
 
+    it("a DDL Snowflake refused is no rebuild, though dbt logs the connection's ROLLBACK and Close after it", async () => {
+      const ddl = await onSnowflake('snowflake');
+      let n = 0;
+      const line = (msg: string, level = 'debug') =>
+        `\u001b[0m10:00:01.${String(++n).padStart(6, '0')} [${level.padEnd(5)}] [Thread-1 (]: ${msg}`;
+      // dbt releases the model's connection (ROLLBACK where a transaction is open, then Close) before it logs
+      // the result.
+      const refused = [
+        line(`Began running node ${STG_ORDERS}`),
+        line(`Writing runtime sql for node "${STG_ORDERS}"`),
+        line(`On ${STG_ORDERS}: /* {"app": "dbt"} */`),
+        ddl,
+        line(`Snowflake adapter: Snowflake error: 002003 (42S02): Object 'RAW_ORDERS' does not exist`),
+        line(`On ${STG_ORDERS}: ROLLBACK`),
+        line(`On ${STG_ORDERS}: Close`),
+        line('1 of 1 ERROR creating sql view model main.stg_orders ........ [ERROR in 0.61s]', 'error'),
+        line(`Finished running node ${STG_ORDERS}`),
+      ];
+      await writeLog('logs/dbt.log', [refused]);
+      const read = await stgOrders();
+      expect(read.columns).toContain('order_date');
+      expect(read.warnings.join('\n')).toContain('of a dbt run that failed');
+    });
+
     it('the same log on a warehouse whose DDL the ROLLBACK undoes (DuckDB) is no rebuild: the catalog is kept', async () => {
       const ddl = await onSnowflake('duckdb');
       await writeLog('logs/dbt.log', [hookFailed(ddl)]);

@@ -184,6 +184,17 @@ interface LoggedRun {
 const SELF_COMMITTING: ReadonlySet<string> = new Set(['bigquery', 'snowflake', 'databricks', 'spark']);
 
 /**
+ * What dbt logs of a model's connection as `On <id>: …` besides the SQL it runs (dbt-adapters' SQLCommit,
+ * Rollback, ConnectionClosed, ConnectionLeftOpen): a failed DDL is followed by its ROLLBACK and Close.
+ */
+const CONNECTION_EVENTS: ReadonlySet<string> = new Set([
+  'COMMIT',
+  'ROLLBACK',
+  'Close',
+  'No close available on handle',
+]);
+
+/**
  * Whether a model's target/run file is DDL building its relation (`create …`, after comments), not one of a
  * relation dbt renames into place next (`…__dbt_tmp`), whose rename may still fail.
  */
@@ -239,16 +250,18 @@ export function loggedRunFailures(
     }
     const run = running.get(line.thread);
     if (run === undefined) continue;
+    const said = line.msg.startsWith(`On ${run.id}: `) ? line.msg.slice(`On ${run.id}: `.length) : undefined;
+    const ranStatement = said !== undefined && !CONNECTION_EVENTS.has(said);
     // The DDL is done when dbt logs its status (SQL status: SUCCESS 1 in 0.5 seconds), or, as dbt-bigquery logs
-    // none, the model's next statement.
+    // none, the model's next statement; not its connection's ROLLBACK or Close, which follow a DDL that failed.
     if (
       selfCommitting &&
-      (line.msg.startsWith('SQL status: ') || line.msg.startsWith(`On ${run.id}: `)) &&
+      (line.msg.startsWith('SQL status: ') || ranStatement) &&
       ranDdl(run, runSql[run.id] ?? '')
     )
       run.replaced = true;
-    if (line.msg === `On ${run.id}: COMMIT`) run.committed = true;
-    else if (line.msg.startsWith(`On ${run.id}: `)) run.sql.push((statement = [line.msg]));
+    if (said === 'COMMIT') run.committed = true;
+    else if (ranStatement) run.sql.push((statement = [line.msg]));
     if (line.level === 'error' || /^(?:\d\d:\d\d:\d\d \| )?\d+ of \d+ ERROR creating /.test(line.msg))
       run.failed ||= !run.committed && !run.replaced;
     if (line.msg !== `Finished running node ${run.id}`) continue;

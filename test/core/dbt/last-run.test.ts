@@ -336,6 +336,20 @@ describe("dbt's file log: whether the run that last wrote a model's target/run f
     // The DDL itself refused (nothing logged after it): no rebuild, on any warehouse.
     expect(judged(run([]), 'snowflake')).toEqual([A]);
     expect(judged(run([]), 'bigquery')).toEqual([A]);
+    // Nor when dbt then releases the model's connection (dbt-adapters' close: ROLLBACK where a transaction is
+    // open, then Close) before it logs the result: those are no statement of the model.
+    const released = (events: string[]) =>
+      run([
+        line(
+          'debug',
+          'Thread-1 (',
+          'Snowflake adapter: Snowflake error: 002003 (42S02): SQL compilation error',
+        ),
+        ...events.map((event) => line('debug', 'Thread-1 (', `On ${A}: ${event}`)),
+      ]);
+    for (const adapter of ['snowflake', 'spark', 'databricks'])
+      for (const events of [['Close'], ['ROLLBACK', 'Close'], ['No close available on handle']])
+        expect(judged(released(events), adapter)).toEqual([A]);
     // PostgreSQL rolls the DDL back with the failed transaction: only a COMMIT says it was replaced.
     expect(judged(run(postHook), 'postgres')).toEqual([A]);
     expect(judged(run(postHook))).toEqual([A]);
