@@ -108,6 +108,11 @@ describe.each(ENGINES)('the promotion a 409 names ($engine)', (engine) => {
       });
       expect(promoted.status).toBe(409);
       expect(promoted.body.error.code).toBe('source_conflict');
+      // Its own 409 gives no push's advice: deleting orders would leave nothing to promote.
+      const refusal = String(promoted.body.error.details.reason);
+      expect(refusal).not.toContain('gds delete');
+      expect(refusal).not.toContain('gds env promote');
+      expect(refusal).toContain('cannot be promoted to staging');
       // What it says instead succeeds: with orders deleted, the push lands.
       const deleted = await started().request('DELETE', `/api/tables/${orders}`, {
         token: started().user('OWNER').cliToken,

@@ -322,7 +322,15 @@ export async function landBundle(
       if ('failed' in prepared) throw prepared.failed;
       // The landing's entry reads before the entries of what it does (a replacement, the requests it files).
       const slot = await reserveAuditSlot(tx, ctx.clock);
-      const outcome = await registerPrepared(ctx, tx, caller, prepared, input, 'push');
+      const outcome = await registerPrepared(
+        ctx,
+        tx,
+        caller,
+        prepared,
+        input,
+        'push',
+        audit.action === 'TABLE_PROMOTED' ? bundle.table.id : undefined,
+      );
       const { tableId } = outcome.body;
       const contractVersion = await landRules(ctx, tx, caller, tableId, bundle);
       await recordAudit(

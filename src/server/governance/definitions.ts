@@ -443,7 +443,7 @@ const LOWERED_NAMES = 'ARRAY[lower($2), normalize(lower($2), NFC), normalize(low
 
 /**
  * The active table (other than `except`) that already uses this name or source, with which, and whether a push
- * to `environmentLabel` could replace it.
+ * to `environmentLabel` could replace it. `promoted`: the table whose promotion this registration lands.
  */
 async function findCollision(
   q: Queryable,
@@ -452,6 +452,7 @@ async function findCollision(
   source: string,
   environmentLabel: string,
   except: string | null,
+  promoted?: string,
 ): Promise<
   | (({ kind: 'name'; existingId: string } | { kind: 'source'; source: string; existingId: string }) & {
       replaceable: boolean;
@@ -487,12 +488,24 @@ async function findCollision(
       : row.environment_label !== environmentLabel
         ? {
             replaceable: false,
-            reason: await otherEnvironmentReason(q, caller, row, environmentLabel, other),
+            reason:
+              row.id === promoted
+                ? promotedOntoItselfReason(row, environmentLabel)
+                : await otherEnvironmentReason(q, caller, row, environmentLabel, other),
           }
         : { replaceable: true };
   return row.by_name
     ? { kind: 'name', existingId: row.id, ...custody }
     : { kind: 'source', source, existingId: row.id, ...custody };
+}
+
+/**
+ * The reason of the 409 of a promotion to `to` of `holder` whose landing takes the source `holder` holds (the
+ * connector of `to` reads its schema too): neither a push's advice (its deletion would leave nothing to promote)
+ * nor another promotion lands it there.
+ */
+function promotedOntoItselfReason(holder: Holder, to: string): string {
+  return `'${holder.name}' (${holder.id}), the table promoted, holds the source it would take in ${to} (${holder.source ?? ''}): ${to}'s connector reads its schema too, and a source is one table's per workspace. It cannot be promoted to ${to} while that connector reads its schema.`;
 }
 
 /** What a 409 reads of the table holding a pushed name or source. */
@@ -669,9 +682,10 @@ export function registerPrepared(
   prepared: Prepared,
   input: DefinitionInput,
   via: 'definitions' | 'push',
+  promoted?: string,
 ): Promise<RegistrationOutcome> {
   return input.replaceId === undefined
-    ? register(ctx, tx, caller, prepared, input, via)
+    ? register(ctx, tx, caller, prepared, input, via, promoted)
     : replace(ctx, tx, caller, prepared, input, input.replaceId, via);
 }
 
@@ -685,12 +699,21 @@ async function register(
   prepared: Prepared,
   input: DefinitionInput,
   via: string,
+  promoted?: string,
 ): Promise<RegistrationOutcome> {
   const { artifact, connector, source, columns } = prepared;
   const tableId = newId('tbl');
   await lockRegistrations(tx, caller.workspaceId);
   const { gateMode } = await getWorkspaceConfig(tx, caller.workspaceId);
-  const conflict = await findCollision(tx, caller, artifact.table, source, connector.environmentLabel, null);
+  const conflict = await findCollision(
+    tx,
+    caller,
+    artifact.table,
+    source,
+    connector.environmentLabel,
+    null,
+    promoted,
+  );
   const result = await applyTrigger(tx, {
     table: null,
     trigger: 'registered',
