@@ -32,7 +32,7 @@ export type Expansion =
 
 /**
  * The command line an alias stands for: undefined when the first word is no alias of `aliases`. Exit 2
- * when the alias needs more arguments than were given.
+ * when the alias needs more arguments than were given (1 for an alias of plan --detailed-exitcode).
  */
 export function expandAlias(
   argv: readonly string[],
@@ -55,13 +55,20 @@ export function expandAlias(
     throw new CliError(
       `The alias ${name} needs ${highest} argument${highest === 1 ? '' : 's'}, and got ${args.length}.`,
       {
-        exitCode: ExitCode.Usage,
+        // plan --detailed-exitcode ends every failure with 1, a usage error included: its 2 means changes.
+        exitCode: runsDetailedPlan(words) ? ExitCode.Failure : ExitCode.Usage,
         code: 'alias_arguments_missing',
         suggestion: `Run: gds ${name} ${placeholders}  (it stands for: gds ${expansion})`,
       },
     );
   }
   return { kind: 'command', argv: [...words, ...args.slice(highest)] };
+}
+
+/** Whether an alias's words run plan with --detailed-exitcode (before any `--`, after which it is no flag). */
+function runsDetailedPlan(words: readonly string[]): boolean {
+  const end = words.indexOf('--');
+  return words[0] === 'plan' && (end === -1 ? words : words.slice(0, end)).includes('--detailed-exitcode');
 }
 
 /**

@@ -178,3 +178,22 @@ describe('a flag word after -- does not renumber a failure', () => {
     expect(errorLine(r.stderr)).toMatchObject({ error: { code: 'usage' } });
   });
 });
+
+// An alias's missing argument is a usage error, met before plan runs: under --detailed-exitcode it ends with 1
+// as plan's own usage errors do, never with 2, which says a table would change.
+describe('an alias of plan given too few arguments', () => {
+  it('ends with 1 when the alias runs plan --detailed-exitcode, else with 2', async () => {
+    const env = { GDS_CONFIG_DIR: join(dir, 'alias-config'), GDS_JSON: '1' };
+    for (const [name, expansion, code] of [
+      ['tfplan', 'plan --dbt $1 --detailed-exitcode', 1],
+      ['changes', 'plan --dbt $1 --exit-code', 2],
+    ] as const) {
+      const set = await runInProcess(['alias', 'set', name, expansion], { cwd: dir, env });
+      expect(set.code, set.stderr).toBe(0);
+      const r = await runInProcess([name], { cwd: dir, env });
+      expect(r.code, r.stderr).toBe(code);
+      expect(r.stdout).toBe('');
+      expect(errorLine(r.stderr)).toMatchObject({ error: { code: 'alias_arguments_missing' } });
+    }
+  });
+});
