@@ -7,7 +7,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -204,6 +204,30 @@ describe('gds pages long output on a terminal, as gh does (O15)', () => {
     expect(r.text.trimEnd().split('\n')).toEqual(['{', '  "n": 0']);
     // without stopping, all 100 (as piped above)
     expect(pagesAsked).toBeLessThan(50);
+  });
+
+  it('gate diff quit in the pager before the end still answers: exit 1 when the files differ, 0 when not', async () => {
+    // 2,000 checks each changed: a diff of 8,000 lines, far past what a pipe holds once the pager has gone
+    const checks = (severity: string) =>
+      'patternChecks:\n' +
+      Array.from(
+        { length: 2000 },
+        (_, n) => `  - name: c${n}\n    column: email\n    regex: "^.+@.+$"\n    severity: ${severity}\n`,
+      ).join('');
+    const before = join(dir, 'diff-before.yml');
+    const after = join(dir, 'diff-after.yml');
+    await Promise.all([writeFile(before, checks('error')), writeFile(after, checks('warn'))]);
+    const different = await onTerminal(['gate', 'diff', '-f', after, '--against', before], {
+      GDS_PAGER: 'head -2',
+    });
+    // the pager showed the diff's first two lines (its headers) and quit; the summary is gds's stderr
+    expect(different.text).toMatch(/^--- .*diff-before\.yml\n\+\+\+ .*diff-after\.yml\n$/m);
+    expect(different.text).not.toContain('@@');
+    expect(different.code).toBe(1);
+    const same = await onTerminal(['gate', 'diff', '-f', before, '--against', before], {
+      GDS_PAGER: 'head -2',
+    });
+    expect(same.code).toBe(0);
   });
 
   it('a pager that is not there is said, and the output printed without one', async () => {

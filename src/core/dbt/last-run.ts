@@ -199,7 +199,9 @@ const CONNECTION_EVENTS: ReadonlySet<string> = new Set([
  * relation dbt renames into place next (`…__dbt_tmp`), whose rename may still fail.
  */
 const isDdl = (sql: string) => {
-  const create = /^\s*(?:\/\*[\s\S]*?\*\/\s*|--[^\n]*\n\s*)*create\b[^(]*/i.exec(sql)?.[0];
+  // A comment's body holds no `*/`: a lazy one could end at any later `*/`, which tries each way to split many
+  // comments before a statement that is no create (a merge), exponentially.
+  const create = /^\s*(?:\/\*(?:[^*]|\*(?!\/))*\*\/\s*|--[^\n]*\n\s*)*create\b[^(]*/i.exec(sql)?.[0];
   return create !== undefined && !/__dbt_(?:tmp|stg)\b/i.test(create);
 };
 

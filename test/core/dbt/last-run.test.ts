@@ -369,6 +369,24 @@ describe("dbt's file log: whether the run that last wrote a model's target/run f
     expect([...loggedRunFailures(renamed.join('\n'), { [A]: staged }, 'databricks')]).toEqual([A]);
   });
 
+  it('a merge after many comments is read at once as no DDL (no split of its comments tried one by one)', () => {
+    // The target/run file of an incremental model on Snowflake: a sql_header of comments, then its merge.
+    const merge = `${'/* note */\n'.repeat(40)}merge into x using y on x.id = y.id when matched then delete;`;
+    const log = [
+      line('debug', 'Thread-1 (', `Writing runtime sql for node "${A}"`),
+      line('debug', 'Thread-1 (', `On ${A}: ${merge.replaceAll('\n', ' ')}`),
+      line('debug', 'Thread-1 (', 'SQL status: SUCCESS 1 in 0.52 seconds'),
+      line('debug', 'Thread-1 (', `On ${A}: grant select on x to role reporter`),
+      line('error', 'Thread-1 (', '1 of 1 ERROR creating sql incremental model main.a ... [ERROR in 0.1s]'),
+      line('debug', 'Thread-1 (', `Finished running node ${A}`),
+    ];
+    expect([...loggedRunFailures(log.join('\n'), { [A]: merge }, 'snowflake')]).toEqual([A]);
+    // The same comments (one ending `**/`, a line comment) before the DDL of the relation: still its DDL.
+    const ddl = `/* a **/\n-- b\n${'/* note */\n'.repeat(40)}create or replace view x as (select 1);`;
+    const built = log.map((l) => l.replace(merge.replaceAll('\n', ' '), ddl.replaceAll('\n', ' ')));
+    expect([...loggedRunFailures(built.join('\n'), { [A]: ddl }, 'snowflake')]).toEqual([]);
+  });
+
   it('a run killed before it finished tells nothing, whatever its thread logs in later invocations', () => {
     // dbt run -s a killed mid-DDL (no Finished line); a later run of b fails on the same thread name; then
     // dbt compile -s a begins and finishes a on it: none of that is a's killed run.
