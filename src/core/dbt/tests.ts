@@ -959,14 +959,40 @@ function testDispatches(
  * package's own implementation for the adapter (default__expression_is_true), which dbt runs where no other
  * package's is (else overridingMacro unmaps the test); `typeCalls`, the type macros they call (dbt.type_string).
  */
-function expectationsDispatches(
-  name: string,
-  context: TestContext,
-): { dispatched: string[]; typeCalls: string[] } {
+function expectationsDispatches(name: string, context: TestContext): ExpectationsWalk {
   const macros = context.macros?.expectations;
+  if (macros === undefined) return { dispatched: [], typeCalls: [] };
+  // Each test of a kind walks the same macros, four times (overridingMacro, undispatchable, untypable,
+  // unreadDispatch): walked once per manifest, adapter and test.
+  let walks = expectationsWalks.get(macros);
+  if (walks === undefined) expectationsWalks.set(macros, (walks = new Map()));
+  const key = `${context.adapter ?? ''}\0${name}`;
+  const known = walks.get(key);
+  if (known !== undefined) return known;
+  const walk = walkExpectations(name, macros, context.adapter);
+  walks.set(key, walk);
+  return walk;
+}
+
+/** What expectationsDispatches answers. */
+interface ExpectationsWalk {
+  dispatched: readonly string[];
+  typeCalls: readonly string[];
+}
+
+const expectationsWalks = new WeakMap<
+  ReadonlyMap<string, ExpectationsMacro>,
+  Map<string, ExpectationsWalk>
+>();
+
+/** expectationsDispatches' walk from test_`name` through `macros` on `adapter`. */
+function walkExpectations(
+  name: string,
+  macros: ReadonlyMap<string, ExpectationsMacro>,
+  adapter: string | undefined,
+): ExpectationsWalk {
   const dispatched: string[] = [];
   const typeCalls: string[] = [];
-  if (macros === undefined) return { dispatched, typeCalls };
   const seen = new Set<string>();
   const queue: string[] = [];
   // A macro called: one that dispatches is entered through the package's implementation for the adapter.
@@ -976,7 +1002,7 @@ function expectationsDispatches(
       return;
     }
     dispatched.push(called);
-    const runs = dispatchPrefixes(context.adapter)
+    const runs = dispatchPrefixes(adapter)
       .map((prefix) => `${prefix}__${called}`)
       .find((implementation) => macros.has(implementation));
     if (runs !== undefined) queue.push(runs);
