@@ -310,6 +310,22 @@ describe("dbt_project.yml's dispatch: search orders", () => {
     expect((await plan('postgres', [where], [...UTILS, ...DBT], 'name: shop\n')).mappedTests).toHaveLength(1);
   });
 
+  it("without a where: too, as dbt (1.0 and later) selects every generic test's model through get_where_subquery", async () => {
+    // kwargs.model is {{ get_where_subquery(ref('people')) }} whether or not the test has a where:.
+    const declaration = await plan(
+      'postgres',
+      [adult],
+      [...UTILS, ...DBT],
+      dispatching(['dbt', 'shop, audit']),
+    );
+    expect(declaration.mappedTests).toEqual([]);
+    expect(declaration.notMappedTests.map((t) => t.reason)).toEqual([
+      expect.stringMatching(
+        /selects its model through dbt's get_where_subquery .*: dbt_project\.yml's dispatch: search_order for dbt \(shop, audit\) lists no package implementing get_where_subquery/,
+      ),
+    ]);
+  });
+
   describe("dbt_expectations' helpers, dispatched in its namespace", () => {
     // As dbt_expectations 0.10 writes them: its tests call expression_is_true, which adapter.dispatch'es, and
     // default__expression_is_true calls truth_expression, which dispatches too; compound uniqueness goes through

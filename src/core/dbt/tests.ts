@@ -479,12 +479,16 @@ function mapOne(node: ManifestNode, written: ManifestTest, context: TestContext)
     return refused(
       `its where: condition is applied by ${whereMacro.dispatch === undefined ? `the project's own macro ${whereMacro.macro}` : `${whereMacro.macro}, which ${searchOrder(whereMacro.dispatch)} runs`}, not dbt's (select * from the table where …): gds cannot tell which rows it tests`,
     );
+  // dbt (1.0 and later) selects every generic test's model through get_where_subquery
+  // (kwargs.model: {{ get_where_subquery(ref('x')) }}), a where: or none.
   const whereUndispatched =
-    where === undefined || !MAPPED_KINDS.has(kind)
+    !MAPPED_KINDS.has(kind) || node.uniqueId.includes(':constraint:')
       ? undefined
       : missingImplementation('dbt', 'get_where_subquery', context);
   if (whereUndispatched !== undefined)
-    return refused(`its where: condition is applied by dbt's get_where_subquery: ${whereUndispatched}`);
+    return refused(
+      `${where === undefined ? "dbt selects its model through dbt's get_where_subquery (every generic test's, dbt 1.0 and later)" : "its where: condition is applied by dbt's get_where_subquery"}: ${whereUndispatched}`,
+    );
   if (where !== undefined && JINJA.test(where))
     return refused(`its where: condition is a Jinja template (${where}), not a plain SQL condition`);
   const kwargs = test.kwargs;
