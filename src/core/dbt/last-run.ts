@@ -278,7 +278,7 @@ export function loggedRunFailures(
     if (last === undefined || last !== lastWrite.get(id) || !last.failed) continue;
     const rebuilt = runs.findLast((run) => !run.failed);
     const sql = runSql[id] ?? '';
-    if (rebuilt === undefined || !ranCompiledSql(rebuilt.sql.map((s) => s.join('\n')).join('\n'), sql))
+    if (rebuilt === undefined || !loggedFileSql(rebuilt.sql.map((s) => s.join('\n')).join('\n'), sql))
       failures.add(id);
   }
   return failures;
@@ -287,5 +287,14 @@ export function loggedRunFailures(
 /** Whether the run's last statement logged is the model's DDL (its target/run file, a `create …`). */
 function ranDdl(run: LoggedRun, fileSql: string): boolean {
   const last = run.sql.at(-1);
-  return last !== undefined && isDdl(fileSql) && ranCompiledSql(last.join('\n'), fileSql);
+  return last !== undefined && isDdl(fileSql) && loggedFileSql(last.join('\n'), fileSql);
+}
+
+/**
+ * Whether SQL dbt logged ran a model's target/run file, white space aside. dbt adds its query comment before
+ * the SQL, or with `query-comment: {append: true}` (advised on Snowflake, which drops a leading comment) after
+ * it and before its last semicolon: the file is matched without that semicolon.
+ */
+function loggedFileSql(logged: string, fileSql: string): boolean {
+  return ranCompiledSql(logged, fileSql.trimEnd().replace(/;$/, ''));
 }

@@ -369,6 +369,29 @@ describe("dbt's file log: whether the run that last wrote a model's target/run f
     expect([...loggedRunFailures(renamed.join('\n'), { [A]: staged }, 'databricks')]).toEqual([A]);
   });
 
+  it("dbt's query comment appended (query-comment: append: true) before the file's last `;` still reads as the file's SQL", () => {
+    // dbt-adapters' _QueryComment.add with append: the SQL, its last `;` taken off, then `/* … */;`.
+    const appended = (l: string) => l.replace(/^\);$/, ')\n/* {"app": "dbt", "node_id": "model.shop.a"} */;');
+    // A failed re-run does not hide the earlier rebuild of the same SQL.
+    expect(failures([...ran(A, 'Thread-1 (', 'OK'), ...ran(A, 'Thread-1 (', 'ERROR')].map(appended))).toEqual(
+      [],
+    );
+    // On Snowflake, a post-hook failing after the DDL was done: a rebuild.
+    const ddl = 'create or replace transient table x as (\n  select 1\n);';
+    const log = [
+      line('debug', 'Thread-1 (', `Writing runtime sql for node "${A}"`),
+      line('debug', 'Thread-1 (', `On ${A}: create or replace transient table x as (`),
+      '  select 1',
+      ')',
+      '/* {"app": "dbt", "node_id": "model.shop.a"} */;',
+      line('debug', 'Thread-1 (', 'SQL status: SUCCESS 1 in 0.52 seconds'),
+      line('debug', 'Thread-1 (', `On ${A}: grant select on x to role reporter`),
+      line('error', 'Thread-1 (', '1 of 1 ERROR creating sql table model main.a ... [ERROR in 0.1s]'),
+      line('debug', 'Thread-1 (', `Finished running node ${A}`),
+    ];
+    expect([...loggedRunFailures(log.join('\n'), { [A]: ddl }, 'snowflake')]).toEqual([]);
+  });
+
   it('a merge after many comments is read at once as no DDL (no split of its comments tried one by one)', () => {
     // The target/run file of an incremental model on Snowflake: a sql_header of comments, then its merge.
     const merge = `${'/* note */\n'.repeat(40)}merge into x using y on x.id = y.id when matched then delete;`;
