@@ -49,6 +49,7 @@ import { integrationRoutes } from './routes/integration.js';
 import { revocationRoutes } from './routes/revocation.js';
 import { notificationRoutes } from './routes/notifications.js';
 import { recertificationRoutes } from './routes/recertification.js';
+import { upgradeZonelessViews } from './certification/view.js';
 import { tableRoutes } from './routes/tables.js';
 import { heldTableRoutes } from './routes/held-tables.js';
 import { artifactBatchRoutes } from './routes/artifact-batch.js';
@@ -218,6 +219,7 @@ export async function createServer(options: ServerOptions = {}): Promise<Running
     const { dbt, keys } = await exclusively(db, 'start-up', async () => {
       await migrate(db);
       await seedIfEmpty(db, clock, options.workspaces);
+      await upgradeZonelessViews(db, clock);
       return {
         dbt: options.dbt === undefined ? undefined : await createDbtWarehouse(db, options.dbt),
         keys: await loadSigningKeys(db, clock),

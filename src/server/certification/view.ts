@@ -8,7 +8,7 @@ import { certifiedSchema } from './view-name.js';
 import type { ViewSource } from './view-name.js';
 import { getWorkspaceConfig } from './config.js';
 import type { Clock } from '../clock.js';
-import type { Queryable } from '../db/handle.js';
+import type { Db, Queryable } from '../db/handle.js';
 import { HttpError } from '../errors.js';
 import type { ColumnType } from '../records/columns.js';
 import { quoteIdent, quoteSource, splitSource } from '../warehouse.js';
@@ -33,9 +33,12 @@ const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
 function recordValue(name: string, type: ColumnType): string {
   const text = `(data->>${literal(name)})`;
   if (type !== 'timestamp') return `${text}::${CAST[type]}`;
-  return `CASE WHEN substr(${text}, 11) ~ '[^0-9:. T]' THEN ${text}::timestamptz
+  return `CASE WHEN substr(${text}, 11) ~ ${literal(ZONE_TEST)} THEN ${text}::timestamptz
     ELSE ${text}::timestamp AT TIME ZONE 'UTC' END`;
 }
+
+/** What a timestamp with a zone has past its day; a view whose definition lacks it reads none at UTC. */
+const ZONE_TEST = '[^0-9:. T]';
 
 function selectOf(table: ViewSource): string {
   if (table.mode === 'MODE_A') {
@@ -421,4 +424,101 @@ async function missingSourceColumns(
       ];
     }),
   );
+}
+
+/**
+ * Mode B certified views published before their timestamps written without a zone read at UTC (b129f47e) read
+ * such a timestamp in the zone of whoever reads them until the table is certified again. At start-up each is
+ * replaced in place by today's form, over the same columns of the same types, so its grants, comment (the
+ * version served) and the views built on it stay. Only a view found published with the certified columns and
+ * without the zone test is touched, so a second start finds none, and each under its table's row lock, which a
+ * certification or a move out of CERTIFIED takes too. A view locked past `lockTimeoutMs` (a long read of it), or
+ * one PostgreSQL will not replace, keeps its form until the next start or certification, said by `warn`.
+ * Answers the views replaced, `schema.table`.
+ */
+export async function upgradeZonelessViews(
+  db: Db,
+  clock: Clock,
+  lockTimeoutMs = 5_000,
+  warn: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+): Promise<string[]> {
+  const upgraded: string[] = [];
+  for (const { id } of await zonelessViews(db)) {
+    try {
+      const name = await db.transaction(async (tx) => {
+        await tx.query(`SET LOCAL lock_timeout = ${lockTimeoutMs}`);
+        const [found] = await zonelessViews(tx, id);
+        if (found === undefined) return null;
+        await tx.exec(`CREATE OR REPLACE VIEW ${found.view} AS ${selectOf(found.table)}`);
+        await recordAudits(tx, clock, [
+          {
+            workspaceId: found.table.workspaceId,
+            userId: null,
+            tableId: id,
+            action: 'CERTIFIED_VIEW_REPUBLISHED',
+            resource: 'certified_view',
+            environmentLabel: found.table.environmentLabel,
+            details: {
+              view: found.name,
+              version: found.version,
+              via: 'start-up',
+              timestampsWithoutZone: 'UTC',
+            },
+          },
+        ]);
+        return found.name;
+      });
+      if (name !== null) upgraded.push(name);
+    } catch (error) {
+      warn(
+        `certified view of table ${id}: not republished to read timestamps written without a zone at UTC (${(error as Error).message}); it reads them in its reader's zone until the next start or certification`,
+      );
+    }
+  }
+  return upgraded;
+}
+
+type ZonelessView = { id: string; table: ViewSource; view: string; name: string; version: number | null };
+
+/**
+ * The CERTIFIED Mode B tables with a timestamp column whose view is published with their columns and without the
+ * zone test: every one, or the one of `id`, its row locked until the transaction ends.
+ */
+async function zonelessViews(q: Queryable, id?: string): Promise<ZonelessView[]> {
+  const rows = await q.query<{
+    id: string;
+    workspace_id: string;
+    name: string;
+    environment_label: string;
+    columns: ViewSource['columns'];
+  }>(
+    `SELECT id, workspace_id, name, environment_label, columns FROM gds.tables
+      WHERE active AND state = 'CERTIFIED' AND mode = 'MODE_B' AND columns @> '[{"type": "timestamp"}]'
+        AND ($1::text IS NULL OR id = $1) ORDER BY id ${id === undefined ? '' : 'FOR UPDATE'}`,
+    [id ?? null],
+  );
+  const tables = rows.map((t): ViewSource => ({
+    id: t.id,
+    workspaceId: t.workspace_id,
+    name: t.name,
+    mode: 'MODE_B',
+    environmentLabel: t.environment_label,
+    source: null,
+    columns: t.columns,
+  }));
+  if (tables.length === 0) return [];
+  const [healths, schemas] = [await viewHealths(q, tables), await certifiedSchemas(q, tables)];
+  const published: ZonelessView[] = tables.flatMap((table) => {
+    const health = healths.get(table.id);
+    if (health?.health !== 'published') return [];
+    const view = `${quoteIdent(schemas.get(table.id) ?? '')}.${quoteIdent(table.name)}`;
+    return [{ id: table.id, table, view, name: health.name, version: health.version }];
+  });
+  const old = await q.query<{ id: string }>(
+    `SELECT v.id FROM unnest($1::text[], $2::text[]) AS v(id, view)
+      WHERE strpos(pg_catalog.pg_get_viewdef(to_regclass(v.view)), $3) = 0`,
+    [published.map((v) => v.id), published.map((v) => v.view), ZONE_TEST],
+  );
+  const ids = new Set(old.map((r) => r.id));
+  return published.filter((v) => ids.has(v.id));
 }
