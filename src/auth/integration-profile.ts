@@ -92,39 +92,44 @@ export async function saveIntegrationTokens<T extends ObtainedIntegrationTokens>
     undefined,
     {
       failure: options.sayFailure,
-      unanswered: (signal) => options.sayFailure?.(unanswered(name, signal, options)),
+      unanswered: (signal) =>
+        options.sayFailure?.(
+          requestUnanswered(signal, { issuing: options.issuing, profile: name, force: options.force }),
+        ),
       done: options.saySaved,
     },
   );
 }
 
 /**
- * A Ctrl-C or SIGTERM ended gds while the request was out, its answer not come within the bound: the service may
- * have issued a token (its id unknown) or spent the refresh token given, and nothing was saved.
+ * A Ctrl-C or SIGTERM ended gds while the request of `tokens issue` (`issuing`: the token's name) or `tokens refresh`
+ * was out, its answer not come within the bound: the service may have issued a token (its id unknown) or spent the
+ * refresh token given, and nothing was saved into `profile` (--save-profile) or shown (without it).
  */
-function unanswered(name: string, signal: NodeJS.Signals, options: SaveIntegrationOptions): CliError {
+export function requestUnanswered(
+  signal: NodeJS.Signals,
+  request: { issuing?: string; profile?: string; force?: boolean },
+): CliError {
   const interrupted = `Interrupted${signal === 'SIGTERM' ? ' (SIGTERM)' : ''} before the service answered`;
-  if (options.issuing === undefined) {
+  const { issuing, profile } = request;
+  const failure = { exitCode: ExitCode.Interrupted, code: 'interrupted' };
+  if (issuing === undefined) {
+    const into = profile === undefined ? '' : ` --save-profile ${profile}${request.force ? ' --force' : ''}`;
     return new CliError(
-      `${interrupted}: it may have spent the refresh token you gave. No new tokens were saved in profile ${name}.`,
+      `${interrupted}: it may have spent the refresh token you gave. No new tokens were ` +
+        `${profile === undefined ? 'shown' : `saved in profile ${profile}`}.`,
       {
-        exitCode: ExitCode.Interrupted,
-        code: 'interrupted',
+        ...failure,
         suggestion:
           'Present it again (the service answers it again with the same new tokens within its reuse grace): ' +
-          `printf %s "$REFRESH_TOKEN" | gds tokens refresh --save-profile ${name}${options.force ? ' --force' : ''}. ` +
-          'If it is refused, issue a new token.',
+          `printf %s "$REFRESH_TOKEN" | gds tokens refresh${into}. If it is refused, issue a new token.`,
       },
     );
   }
   return new CliError(
-    `${interrupted}: it may have issued the token "${stripControlCharacters(options.issuing)}", which was not saved in profile ${name}, ` +
-      'and whose id gds did not learn.',
-    {
-      exitCode: ExitCode.Interrupted,
-      code: 'interrupted',
-      suggestion: `Look for it with gds tokens list, and end it with gds tokens revoke <id>.`,
-    },
+    `${interrupted}: it may have issued the token "${stripControlCharacters(issuing)}", which was not ` +
+      `${profile === undefined ? 'shown' : `saved in profile ${profile}`}, and whose id gds did not learn.`,
+    { ...failure, suggestion: `Look for it with gds tokens list, and end it with gds tokens revoke <id>.` },
   );
 }
 

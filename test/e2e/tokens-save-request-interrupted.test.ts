@@ -84,15 +84,24 @@ const commands = {
   refresh: { args: ['tokens', 'refresh', '--refresh-token', given], answer: { tokens }, env: {} },
 };
 
-/** Runs `command` into profile ci of an empty config, and sends `signal` once the service has its request. */
-async function interrupted(command: keyof typeof commands, signal: NodeJS.Signals, json: boolean) {
+/**
+ * Runs `command` into profile ci of an empty config (or, `intoProfile` false, without --save-profile), and sends
+ * `signal` once the service has its request.
+ */
+async function interrupted(
+  command: keyof typeof commands,
+  signal: NodeJS.Signals,
+  json: boolean,
+  intoProfile = true,
+) {
   const { args, answer, env: extra } = commands[command];
   const service = await heldService(answer);
   const env = {
     GDS_CONFIG_DIR: join(await mkdtemp(join(tmpdir(), 'gds-request-interrupted-')), 'gds'),
     GDS_SECRET_STORAGE: 'file',
   };
-  const gds = startGds([...args, '--save-profile', 'ci', ...(json ? ['--json'] : [])], {
+  const save = intoProfile ? ['--save-profile', 'ci'] : [];
+  const gds = startGds([...args, ...save, ...(json ? ['--json'] : [])], {
     ...env,
     ...extra,
     SERVICE_API_URL: service.url,
@@ -129,6 +138,33 @@ const said = (stderr: string) =>
 
 const secrets = [tokens.accessToken, tokens.refreshToken, person];
 
+/**
+ * tokens issue (into ci, or not), `signal` sent while its request is out and never answered: gds ends at its own
+ * bound with the one error saying the token may have been issued, to look for; nothing saved, no token shown.
+ */
+async function issueUnanswered(signal: NodeJS.Signals, json: boolean, intoProfile: boolean) {
+  const { env, gds } = await interrupted('issue', signal, json, intoProfile);
+  const r = await gds.result;
+
+  expect(r.code, r.stderr).toBe(signal === 'SIGINT' ? 130 : 143);
+  expect(r.stdout).toBe('');
+  const lines = said(r.stderr);
+  if (json) {
+    expect(lines).toHaveLength(1);
+    const { error } = JSON.parse(lines[0] ?? '{}') as { error: Record<string, string> };
+    expect(error).toMatchObject({ code: 'interrupted' });
+    expect(error.message).toMatch(/before the service answered: it may have issued the token "nightly"/);
+    expect(error.suggestion).toMatch(/gds tokens list.*gds tokens revoke <id>/);
+  } else {
+    const text = lines.join('\n');
+    expect(text).toMatch(/before the service answered: it may have issued the token "nightly"/);
+    expect(text).toMatch(/gds tokens list/);
+    expect(text).not.toMatch(/^Interrupted\.$/m);
+  }
+  expect((await loadConfig({ env })).profiles).toEqual({});
+  for (const secret of secrets) expect(r.stdout + r.stderr).not.toContain(secret);
+}
+
 describe.each(['SIGTERM', 'SIGINT'] as const)(
   '%s while the request of --save-profile ci is out',
   (signal) => {
@@ -157,30 +193,7 @@ describe.each(['SIGTERM', 'SIGINT'] as const)(
 
     it.each([true, false])(
       'tokens issue, no answer before gds ends (--json %s): the token it may have issued is said, to look for',
-      async (json) => {
-        const { env, gds } = await interrupted('issue', signal, json);
-        const r = await gds.result;
-
-        expect(r.code, r.stderr).toBe(exitCode);
-        expect(r.stdout).toBe('');
-        const lines = said(r.stderr);
-        if (json) {
-          expect(lines).toHaveLength(1);
-          const { error } = JSON.parse(lines[0] ?? '{}') as { error: Record<string, string> };
-          expect(error).toMatchObject({ code: 'interrupted' });
-          expect(error.message).toMatch(
-            /before the service answered: it may have issued the token "nightly"/,
-          );
-          expect(error.suggestion).toMatch(/gds tokens list.*gds tokens revoke <id>/);
-        } else {
-          const text = lines.join('\n');
-          expect(text).toMatch(/before the service answered: it may have issued the token "nightly"/);
-          expect(text).toMatch(/gds tokens list/);
-          expect(text).not.toMatch(/^Interrupted\.$/m);
-        }
-        expect((await loadConfig({ env })).profiles).toEqual({});
-        for (const secret of secrets) expect(r.stdout + r.stderr).not.toContain(secret);
-      },
+      (json) => issueUnanswered(signal, json, true),
       120_000,
     );
 
@@ -202,5 +215,55 @@ describe.each(['SIGTERM', 'SIGINT'] as const)(
       expect((await loadConfig({ env })).profiles).toEqual({});
       for (const secret of [...secrets, given]) expect(r.stdout + r.stderr).not.toContain(secret);
     }, 120_000);
+  },
+);
+
+// Without --save-profile the answer is shown once, and is as lost when gds ends before it came: the same signal
+// said nothing of it (tokens refresh: "Interrupted." or nothing; tokens issue, whose signal was not even held: the
+// token it may have issued, live, unnamed). Now the answer that comes within the bound is shown, and one that does
+// not is said as with --save-profile.
+describe.each(['SIGTERM', 'SIGINT'] as const)(
+  '%s while the request of tokens issue|refresh (no --save-profile) is out',
+  (signal) => {
+    const exitCode = signal === 'SIGINT' ? 130 : 143;
+
+    it.each([true, false])(
+      'tokens issue, no answer before gds ends (--json %s): the token it may have issued is said, to look for',
+      (json) => issueUnanswered(signal, json, false),
+      120_000,
+    );
+
+    it('tokens issue, answered once the signal is held: the token shown, then the exit', async () => {
+      const { service, gds } = await interrupted('issue', signal, true, false);
+      // A gds that does not hold the signal ends by it at once: its result, not a wait on `holding`.
+      await Promise.race([gds.holding, gds.result]);
+      service.answer();
+      const r = await gds.result;
+      expect(r.code, r.stderr).toBe(exitCode);
+      expect(JSON.parse(r.stdout)).toMatchObject({ id: 'tok_outAtSignal42', tokens });
+    }, 120_000);
+
+    it.each([true, false])(
+      'tokens refresh, no answer before gds ends (--json %s): the refresh token it may have spent is said',
+      async (json) => {
+        const { gds } = await interrupted('refresh', signal, json, false);
+        const r = await gds.result;
+
+        expect(r.code, r.stderr).toBe(exitCode);
+        expect(r.stdout).toBe('');
+        const lines = said(r.stderr);
+        const text = json
+          ? (JSON.parse(lines[0] ?? '{}') as { error: { message: string; suggestion: string } }).error
+          : { message: lines.join('\n'), suggestion: lines.join('\n') };
+        if (json) expect(lines).toHaveLength(1);
+        expect(text.message).toMatch(
+          /before the service answered: it may have spent the refresh token you gave/,
+        );
+        expect(text.suggestion).toContain('printf %s "$REFRESH_TOKEN" | gds tokens refresh.');
+        expect(text.message + text.suggestion).not.toContain('--save-profile');
+        for (const secret of [...secrets, given]) expect(r.stdout + r.stderr).not.toContain(secret);
+      },
+      120_000,
+    );
   },
 );

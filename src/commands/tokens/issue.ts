@@ -12,7 +12,8 @@ import {
 } from '../../cli/token-bundle.js';
 import { resolveTableIds } from '../../services/table-ref.js';
 import type { SavedIntegration } from '../../auth/integration-profile.js';
-import { saveIntegrationTokens } from '../../auth/integration-profile.js';
+import { requestUnanswered, saveIntegrationTokens } from '../../auth/integration-profile.js';
+import { finishBeforeExit } from '../../auth/finish-before-exit.js';
 import { CliError } from '../../core/errors.js';
 import { redactError } from '../../cli/secrets.js';
 
@@ -28,8 +29,9 @@ export default class TokensIssue extends ApiCommand<typeof TokensIssue> {
     'API refuses, is still shown once for revocation scripts), and --profile <name> then calls with the token, ' +
     'renewing it as it expires. When they cannot be saved there (another gds at work on the profile, say), gds ' +
     'names the token to revoke, and shows no tokens; so does a Ctrl-C or SIGTERM while the save waits for that ' +
-    'other gds (then exit 130 or 143). One while the request is out waits up to 2 s for the answer, saved and said ' +
-    'before the exit; unanswered by then, gds says the token may have been issued (look for it: gds tokens list).';
+    'other gds (then exit 130 or 143). One while the request is out, with or without --save-profile, waits up to ' +
+    '2 s for the answer, shown (or saved and said) before the exit; unanswered by then, gds says the token may ' +
+    'have been issued (look for it: gds tokens list).';
   static override examples = [
     '<%= config.bin %> tokens issue --name nightly-load --env production --table t_42:read,write --table t_43:read',
     "<%= config.bin %> tokens issue --name audit-export --env '*' --scope workspace:read:audit --json | jq -r .tokens.refreshToken",
@@ -84,13 +86,25 @@ export default class TokensIssue extends ApiCommand<typeof TokensIssue> {
       await this.issueIntoProfile(saveTo, issue);
       return;
     }
-    const { issued } = await issue();
-    if (this.out.json) {
-      this.out.record(issued);
-      return;
-    }
-    this.printIssued(issued);
-    printTokenBundle(this.out, issued.tokens);
+    // The answer is the only place the token's secrets are, and its id the only way to end it: a Ctrl-C or SIGTERM
+    // while it is on its way waits (bounded) for it to be shown, as tokens refresh waits; one not come by then is
+    // said, with how to find the token the service may have issued.
+    await finishBeforeExit(
+      async () => {
+        const { issued } = await issue();
+        if (this.out.json) {
+          this.out.record(issued);
+          return;
+        }
+        this.printIssued(issued);
+        printTokenBundle(this.out, issued.tokens);
+      },
+      undefined,
+      {
+        unanswered: (signal) =>
+          this.out.error(redactError(requestUnanswered(signal, { issuing: name }), this.argv)),
+      },
+    );
   }
 
   private async issueIntoProfile(

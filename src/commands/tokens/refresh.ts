@@ -16,7 +16,7 @@ import { redactError } from '../../cli/secrets.js';
 import { addRunSecret } from '../../core/redact.js';
 import { finishBeforeExit } from '../../auth/finish-before-exit.js';
 import type { SavedIntegration } from '../../auth/integration-profile.js';
-import { saveIntegrationTokens } from '../../auth/integration-profile.js';
+import { requestUnanswered, saveIntegrationTokens } from '../../auth/integration-profile.js';
 
 export default class TokensRefresh extends ApiCommand<typeof TokensRefresh> {
   static override summary = 'Spend a refresh token for a new access token and a new refresh token.';
@@ -28,9 +28,10 @@ export default class TokensRefresh extends ApiCommand<typeof TokensRefresh> {
     'is sent. The new tokens are shown once: gds does not store them, unless --save-profile <name> says to store ' +
     'them in that profile (then they are not shown, and --profile <name> renews them as they expire; when they ' +
     'cannot be saved there, they are shown as without it and gds exits 1, so they are not lost; a Ctrl-C or ' +
-    'SIGTERM while the save waits for another gds at work on that profile shows them too, then exits 130 or 143; ' +
-    'one while the request is out waits up to 2 s for the answer, saved and said before the exit, or says the ' +
-    'refresh token given may be spent).';
+    'SIGTERM while the save waits for another gds at work on that profile shows them too, then exits 130 or 143). ' +
+    'A Ctrl-C or SIGTERM while the request is out, with or without --save-profile, waits up to 2 s for the ' +
+    'answer, shown (or saved and said) before the exit; unanswered by then, gds says the refresh token given may ' +
+    'be spent.';
   static override examples = [
     'printf %s "$REFRESH_TOKEN" | <%= config.bin %> tokens refresh',
     '<%= config.bin %> tokens refresh --refresh-token - --json < refresh-token.txt | jq -r .tokens.accessToken',
@@ -82,12 +83,17 @@ export default class TokensRefresh extends ApiCommand<typeof TokensRefresh> {
       return;
     }
     // The new tokens exist nowhere else once the service spent the one given: a Ctrl-C or SIGTERM while the
-    // answer is on its way waits (bounded) for them to be shown, as a saved profile waits for its save.
-    await finishBeforeExit(async () => {
-      const { refreshed } = await refresh();
-      if (!this.out.json) this.out.success('Refreshed. The refresh token you gave is spent.');
-      this.show(refreshed.tokens);
-    });
+    // answer is on its way waits (bounded) for them to be shown, as a saved profile waits for its save. An answer
+    // not come by then is said: the refresh token given may be spent.
+    await finishBeforeExit(
+      async () => {
+        const { refreshed } = await refresh();
+        if (!this.out.json) this.out.success('Refreshed. The refresh token you gave is spent.');
+        this.show(refreshed.tokens);
+      },
+      undefined,
+      { unanswered: (signal) => this.out.error(redactError(requestUnanswered(signal, {}), this.argv)) },
+    );
   }
 
   private printSaved(saved: SavedIntegration<{ tokens: TokenBundle }>): void {
