@@ -44,7 +44,9 @@ function oldNodeExitCode(argv) {
   const isValue = (i) =>
     takesValue.includes(words[i - 1]) || (words[i - 1] === '--json' && words[i].includes(','));
   const command = words.find((word, i) => !word.startsWith('-') && !isValue(i));
-  return command === 'plan' && words.includes('--detailed-exitcode') ? 1 : 2;
+  // terraform's -detailed-exitcode and --detailed-exitcode=true, usage errors to gds, ask for it too.
+  const detailed = words.some((word) => /^--?detailed-exitcode(?:=|$)/.test(word));
+  return command === 'plan' && detailed ? 1 : 2;
 }
 
 nodeModule.enableCompileCache?.();

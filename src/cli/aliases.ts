@@ -9,7 +9,7 @@
 // with `!` (alias set --shell) is a shell command run by `sh -c`, the arguments given to it as "$1", "$2", …
 // (positional parameters, never pasted into the script), as gh runs its shell aliases.
 import { readSettings } from './settings.js';
-import { ALIAS_NAME, RESERVED_WORDS, reservedWords } from './command-route.js';
+import { ALIAS_NAME, flagAskedFor, RESERVED_WORDS, reservedWords } from './command-route.js';
 import { CliError, ExitCode } from '../core/errors.js';
 import { quotedEcho } from '../core/echo.js';
 
@@ -65,10 +65,9 @@ export function expandAlias(
   return { kind: 'command', argv: [...words, ...args.slice(highest)] };
 }
 
-/** Whether an alias's words run plan with --detailed-exitcode (before any `--`, after which it is no flag). */
+/** Whether an alias's words run plan with --detailed-exitcode. */
 function runsDetailedPlan(words: readonly string[]): boolean {
-  const end = words.indexOf('--');
-  return words[0] === 'plan' && (end === -1 ? words : words.slice(0, end)).includes('--detailed-exitcode');
+  return words[0] === 'plan' && flagAskedFor(words, 'detailed-exitcode');
 }
 
 /**

@@ -31,6 +31,7 @@ import { Command, Flags } from '@oclif/core';
 import type { Interfaces } from '@oclif/core';
 import { CliError, ExitCode } from '../core/errors.js';
 import { toCliError } from './errors.js';
+import { flagAskedFor } from './command-route.js';
 import { GLOBAL_FLAGS } from './global-flags.js';
 import { JSON_FIELDS } from './json-fields.js';
 import { pasteCommand } from './paste-command.js';
@@ -164,13 +165,12 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   /**
    * Whether the boolean flag `--name` was given: as parsed, or, for a failure met before the flags are parsed
-   * (a usage error), as a word before any `--` (after it, `--exit-status` is an argument, a table's name).
+   * (a usage error), as the command line asks for it (flagAskedFor: not after `--`, where `--exit-status` is
+   * an argument, a table's name).
    */
   protected flagGiven(name: string): boolean {
     const flags = this.flags as Record<string, unknown> | undefined;
-    if (flags !== undefined) return flags[name] === true;
-    const end = this.argv.indexOf('--');
-    return (end === -1 ? this.argv : this.argv.slice(0, end)).includes(`--${name}`);
+    return flags === undefined ? flagAskedFor(this.argv, name) : flags[name] === true;
   }
 
   /** A command line for the person to paste, carrying the --profile/--base they gave (paste-command.ts). */

@@ -111,6 +111,17 @@ export function globalFlagsAfterCommand(argv: readonly string[]): string[] {
   return end === -1 ? [...rest, ...leading] : [...rest.slice(0, end), ...leading, ...rest.slice(end)];
 }
 
+/**
+ * Whether `argv` asks for the boolean flag `--name`: a word before any `--` (after it, a word is an argument),
+ * written as gds does or as terraform does (`-name`, `-name=true`, which oclif refuses as usage errors). For a
+ * command line not parsed (yet): the flag decides how its failure ends (plan --detailed-exitcode: with 1).
+ */
+export function flagAskedFor(argv: readonly string[], name: string): boolean {
+  const end = argv.indexOf('--');
+  const asked = new RegExp(`^--?${name}(?:=|$)`);
+  return (end === -1 ? argv : argv.slice(0, end)).some((word) => asked.test(word));
+}
+
 /** Words that are never an alias (`gds alias set`), besides the first word of every command and topic. */
 export const RESERVED_WORDS: readonly string[] = ['help', 'version'];
 /** An alias is one word: up to 64 letters, digits, '.', '_' or '-', starting with a letter or digit. */

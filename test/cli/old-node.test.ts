@@ -17,6 +17,8 @@ describe('bin/run.js on an old Node', needs(noOldNode), () => {
     { code: 2, args: ['plan', '--dbt', '.', '--exit-code'] },
     { code: 1, args: ['plan', '--dbt', '.', '--detailed-exitcode'] },
     { code: 1, args: ['--profile', 'ci', '--json', 'a,b', 'plan', '--detailed-exitcode'] },
+    { code: 1, args: ['plan', '-detailed-exitcode'] },
+    { code: 1, args: ['plan', '--detailed-exitcode=true'] },
     // --detailed-exitcode is plan's: elsewhere, or after `--`, it is no flag, and 1 would be an answer there.
     { code: 2, args: ['gate', 'diff', 't_1', '-f', '--detailed-exitcode'] },
     { code: 2, args: ['gate', 'run', 't_1', '--detailed-exitcode'] },

@@ -160,6 +160,18 @@ describe('without the flag that makes exit 1 an answer, the failure keeps exit 1
   });
 });
 
+// terraform's spellings, -detailed-exitcode and -detailed-exitcode=true, are usage errors to oclif (a flag of one
+// dash, a boolean given a value), yet they ask for --detailed-exitcode: ending them with 2 would say "changes".
+describe('plan --detailed-exitcode written as terraform writes it', () => {
+  for (const flag of ['-detailed-exitcode', '--detailed-exitcode=true']) {
+    it(`${flag}: the usage error ends with 1`, async () => {
+      const r = await runInProcess(['plan', '--dbt', '.', flag, '--json'], { cwd: dir });
+      expect(r.code, r.stderr).toBe(1);
+      expect(errorLine(r.stderr)).toMatchObject({ error: { code: 'usage' } });
+    });
+  }
+});
+
 // A word after `--` is an argument, never the flag: it changes no exit code (`gds status -- --exit-status` names
 // a table called --exit-status), as --json after `--` makes no JSON.
 describe('a flag word after -- does not renumber a failure', () => {
