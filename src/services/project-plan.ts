@@ -1145,11 +1145,12 @@ async function promotableOf(
 /**
  * The holders of `promotable` (each a table of another environment) whose promotion to `env` would land. The
  * service promotes onto env's first active connector (importBundle picks it so too) and registers the table
- * there on that connector's schema: where it reads the holder's own schema (two environments' connectors on one
- * schema), the promotion would take again the source the holder holds, and is refused (409 source_conflict).
- * Where env has no active connector, none lands, nor a holder with no source (a custody table is not promoted).
- * A schema that cannot be read leaves the holders as they are: the service's refusal of the promotion then says
- * why. The connector's objects are read once a plan (withObjectsReadOnce): its own connector's already were.
+ * there on that connector's schema, as the same object: where that object is not there (the models not built in
+ * env yet), the promotion is refused (400 unknown_source); where the connector reads the holder's own schema
+ * (two environments' connectors on one schema), it would take again the source the holder holds, and is refused
+ * (409 source_conflict). Where env has no active connector, none lands, nor a holder with no source (a custody
+ * table is not promoted). Objects that cannot be read leave the holders as they are: the service's refusal of
+ * the promotion then says why. They are read once a plan (withObjectsReadOnce): its own connector's already were.
  */
 async function landingPromotions(
   client: PlanClient,
@@ -1161,12 +1162,16 @@ async function landingPromotions(
   if (promotable.size === 0) return new Set();
   const target = connectors.find((c) => c.environmentLabel === env && c.status === 'ACTIVE');
   if (target === undefined) return new Set();
-  const schema = (await client.connectors.objects(target.id, call).catch(() => undefined))?.schema;
-  const ownSource = (source: string) =>
-    schema !== undefined && source === `${schema}.${source.slice(source.indexOf('.') + 1)}`;
+  const read = await client.connectors.objects(target.id, call).catch(() => undefined);
+  const objects = new Set(read?.objects.map((object) => object.source));
+  const lands = (source: string) => {
+    if (read === undefined) return true;
+    const landing = `${read.schema}.${source.slice(source.indexOf('.') + 1)}`;
+    return landing !== source && objects.has(landing);
+  };
   return new Set(
     [...promotable.values()]
-      .filter((row) => row.source !== null && row.source !== undefined && !ownSource(row.source))
+      .filter((row) => row.source !== null && row.source !== undefined && lands(row.source))
       .map((row) => row.id),
   );
 }
