@@ -165,6 +165,7 @@ describe('a model whose columns changed since dbt docs generate', needs(noShared
     // keeps order_date. dbt's file log says so, as dbt 1.x writes it; dbt compile -s stg_orders follows.
     const restore = await compileWithoutOrderDate({ only: true, ddl: true });
     const id = 'model.jaffle_dbt.stg_orders';
+    const ddl = await readFile(targetFile(STG_ORDERS_DDL), 'utf8');
     await mkdir(join(project, 'logs'), { recursive: true });
     await writeFile(
       join(project, 'logs', 'dbt.log'),
@@ -172,9 +173,9 @@ describe('a model whose columns changed since dbt docs generate', needs(noShared
         `\u001b[0m10:00:01.000001 [debug] [Thread-1 (]: Began running node ${id}`,
         `\u001b[0m10:00:01.000002 [info ] [Thread-1 (]: 1 of 1 START sql view model main.stg_orders ..... [RUN]`,
         `\u001b[0m10:00:01.000003 [debug] [Thread-1 (]: Writing runtime sql for node "${id}"`,
-        `\u001b[0m10:00:01.000004 [debug] [Thread-1 (]: On ${id}: create view "jaffle_dbt"."main"."stg_orders__dbt_tmp" as (`,
-        '    select 1',
-        '  );',
+        // The DDL dbt wrote to target/run, as it logs it next (its query comment first).
+        `\u001b[0m10:00:01.000004 [debug] [Thread-1 (]: On ${id}: /* {"app": "dbt", "node_id": "${id}"} */`,
+        ddl,
         `\u001b[0m10:00:01.000005 [debug] [Thread-1 (]: Runtime Error in model stg_orders (models/staging/stg_orders.sql)`,
         `\u001b[0m10:00:01.000006 [error] [Thread-1 (]: 1 of 1 ERROR creating sql view model main.stg_orders ..... [\u001b[31mERROR\u001b[0m in 0.02s]`,
         `\u001b[0m10:00:01.000007 [debug] [Thread-1 (]: Finished running node ${id}`,

@@ -272,6 +272,19 @@ describe(
       expect(read.warnings.join('\n')).toContain('of a dbt run that failed (logs/dbt.log says so');
     });
 
+    it("the log's last run of the model failed on other SQL (the file was since written by a run logged elsewhere): it tells nothing", async () => {
+      // dbt run -s stg_orders of the catalog's SQL failed into logs/; the SQL changed, a dbt run --log-path
+      // /tmp/x built it (target/run's file), then a dbt run of other models logged to logs/ again.
+      const older = await readFile(
+        join(JAFFLE, 'target/run/jaffle_dbt/models/staging/stg_orders.sql'),
+        'utf8',
+      );
+      await writeLog('logs/dbt.log', [dbtRun(older, 'refused')]);
+      const read = await stgOrders();
+      expect(read.columns).not.toContain('order_date');
+      expect(read.warnings.join('\n')).not.toContain('of a dbt run that failed');
+    });
+
     it('a post-hook that failed after the COMMIT is a rebuild (the view was replaced): the SQL counts', async () => {
       await writeLog('logs/dbt.log', [dbtRun(await readFile(runFile(), 'utf8'), 'hook-after-commit')]);
       const read = await stgOrders();

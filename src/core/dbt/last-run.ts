@@ -163,7 +163,7 @@ function logLine(line: string): LogLine | undefined {
 /** A run of a model in dbt's file log, from its "Writing runtime sql" line. */
 interface LoggedRun {
   id: string;
-  /** The statements the run logged for the model (`On <id>: …`, each one's lines), read for its DDL. */
+  /** The statements the run logged for the model (`On <id>: …` without that, each one's lines). */
   sql: string[][];
   /** An error logged before it finished (its `[error]` level, or dbt 0.x's "ERROR creating"). */
   failed: boolean;
@@ -263,7 +263,7 @@ export function loggedRunFailures(
     )
       run.replaced = true;
     if (said === 'COMMIT') run.committed = true;
-    else if (ranStatement) run.sql.push((statement = [line.msg]));
+    else if (ranStatement) run.sql.push((statement = [said]));
     if (line.level === 'error' || /^(?:\d\d:\d\d:\d\d \| )?\d+ of \d+ ERROR creating /.test(line.msg))
       run.failed ||= !run.committed && !run.replaced;
     if (line.msg !== `Finished running node ${run.id}`) continue;
@@ -276,12 +276,24 @@ export function loggedRunFailures(
   for (const [id, runs] of finished) {
     const last = runs.at(-1);
     if (last === undefined || last !== lastWrite.get(id) || !last.failed) continue;
-    const rebuilt = runs.findLast((run) => !run.failed);
     const sql = runSql[id] ?? '';
-    if (rebuilt === undefined || !loggedFileSql(rebuilt.sql.map((s) => s.join('\n')).join('\n'), sql))
-      failures.add(id);
+    // dbt runs the file's SQL right after it writes it: a run that logged other SQL of the model (not only its
+    // BEGIN) wrote another file, since replaced by a run logged elsewhere (--log-path, another DBT_LOG_PATH), or
+    // is of another project of that name logging to the same folder. It tells nothing of this file.
+    const ran = ranSql(last);
+    if (ran !== '' && !loggedFileSql(ran, sql)) continue;
+    const rebuilt = runs.findLast((run) => !run.failed);
+    if (rebuilt === undefined || !loggedFileSql(ranSql(rebuilt), sql)) failures.add(id);
   }
   return failures;
+}
+
+/** The SQL a run logged for its model, its statements one after another (its BEGIN aside). */
+function ranSql(run: LoggedRun): string {
+  return run.sql
+    .map((lines) => lines.join('\n').trim())
+    .filter((sql) => sql !== 'BEGIN')
+    .join('\n');
 }
 
 /** Whether the run's last statement logged is the model's DDL (its target/run file, a `create …`). */

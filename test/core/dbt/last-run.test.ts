@@ -242,8 +242,15 @@ describe("dbt's file log: whether the run that last wrote a model's target/run f
   it('a model whose last run erred, in dbt 1.x text; threads interleaved; a later compile changes nothing', () => {
     expect(failures(ran(A, 'Thread-1 (', 'ERROR'))).toEqual([A]);
     expect(failures(ran(A, 'Thread-1 (', 'OK'))).toEqual([]);
-    const a = ran(A, 'Thread-1 (', 'ERROR');
-    const b = ran(B, 'Thread-2 (', 'OK');
+    // Threads interleave events, never the lines of one (dbt writes a message and the SQL it spans at once).
+    const events = (lines: string[]) =>
+      lines.reduce<string[]>(
+        (all, l) =>
+          l.startsWith('\u001b') ? [...all, l] : [...all.slice(0, -1), `${all.at(-1) ?? ''}\n${l}`],
+        [],
+      );
+    const a = events(ran(A, 'Thread-1 (', 'ERROR'));
+    const b = events(ran(B, 'Thread-2 (', 'OK'));
     expect(failures(a.flatMap((l, i) => [l, b[i] ?? '']))).toEqual([A]);
     // A later run that succeeded decides; dbt compile writes no runtime SQL, so it does not.
     expect(failures([...ran(A, 'Thread-1 (', 'ERROR'), ...ran(A, 'Thread-3 (', 'OK')])).toEqual([]);
@@ -288,6 +295,22 @@ describe("dbt's file log: whether the run that last wrote a model's target/run f
     expect(failures([...ran(A, 'Thread-1 (', 'OK'), ...other, ...ran(A, 'Thread-1 (', 'ERROR')])).toEqual([
       A,
     ]);
+  });
+
+  it("a failed run that ran other SQL than the model's target/run file is not that file's run: it tells nothing", () => {
+    // The file holds select 2, built by a run logged elsewhere since (--log-path), or the log is another
+    // project's of the same name: the log's last run of the model ran select 1 and failed.
+    expect(failures(ran(A, 'Thread-1 (', 'ERROR'), [A])).toEqual([A]);
+    const sql2 = { [A]: 'create view x as (\n  select 2\n);' };
+    expect([...loggedRunFailures(ran(A, 'Thread-1 (', 'ERROR').join('\n'), sql2)]).toEqual([]);
+    // A run that failed before it ran the file's SQL (its BEGIN logged, then the connection lost) still fails.
+    const begun = [
+      line('debug', 'Thread-1 (', `Writing runtime sql for node "${A}"`),
+      line('debug', 'Thread-1 (', `On ${A}: BEGIN`),
+      line('error', 'Thread-1 (', '1 of 1 ERROR creating sql view model main.a ... [ERROR in 0.1s]'),
+      line('debug', 'Thread-1 (', `Finished running node ${A}`),
+    ];
+    expect([...loggedRunFailures(begun.join('\n'), sql2)]).toEqual([A]);
   });
 
   it("an error after the model's COMMIT (a post-hook, the backup's drop) is a rebuild; another connection's is not", () => {
