@@ -131,8 +131,13 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     } catch (failure) {
       if (pagerClosed(failure)) return super.finally(error);
       const cliError = this.endingFailure(toCliError(failure, 'See `gds --help`.'));
-      this.out.error(redactError(cliError, this.argv));
-      process.exitCode = cliError.exitCode;
+      // A command that failed has said so (catch): its failure stands, and what went wrong writing the records
+      // it wrote before is a warning, never a second error line.
+      if (error !== undefined && !isOclifExit(error)) this.out.warn(redactError(cliError, this.argv).message);
+      else {
+        this.out.error(redactError(cliError, this.argv));
+        process.exitCode = cliError.exitCode;
+      }
     }
     // gds ends when the person has quit the pager (as gh and git do), not before: the shell would take
     // the terminal back from under it.

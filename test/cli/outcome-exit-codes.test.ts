@@ -35,9 +35,34 @@ const answers: Record<string, object> = {
   '/api/tables/tbl_failed/gate-runs': failedProof('tbl_failed'),
   '/api/tables/tbl_failed/gate-submissions': failedProof('tbl_failed'),
 };
+/** A push whose baseline job FAILED (push --wait's answer is 1), answered only while `pushing`: elsewhere 410. */
+let pushing = false;
+const pushAnswers: Record<string, object> = {
+  '/api/connectors': {
+    connectors: [{ id: 'con_1', name: 'dev', type: 'postgres', status: 'ACTIVE', environmentLabel: 'dev' }],
+  },
+  '/api/artifacts': {
+    governanceId: 'tbl_pushed',
+    trackingUrl: 'http://127.0.0.1/t/tbl_pushed',
+    job: { id: 'job_failed_1', type: 'gate-baseline-auto', status: 'QUEUED' },
+  },
+  '/api/gate-jobs/job_failed_1': {
+    id: 'job_failed_1',
+    tableId: 'tbl_pushed',
+    type: 'gate-baseline-auto',
+    gate: 1,
+    status: 'FAILED',
+    params: {},
+    createdBy: 'usr_1',
+    createdAt: '2026-12-07T00:00:00Z',
+    startedAt: '2026-12-07T00:00:01Z',
+    finishedAt: '2026-12-07T00:00:02Z',
+    error: { message: 'the source is gone' },
+  },
+};
 const standIn = createServer((req, res) => {
   const path = (req.url ?? '').replace(/^\/v1/, '').replace(/\?.*$/, '');
-  const answer = answers[path];
+  const answer = answers[path] ?? (pushing ? pushAnswers[path] : undefined);
   if (answer === undefined) res.writeHead(410, { 'content-type': 'application/json' }).end('{}');
   else res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
 });
@@ -138,6 +163,33 @@ describe('a --jq filter failing on the answer ends with 2, not 1', () => {
       expect(errorLine(r.stderr)).toMatchObject({ error: { code: 'jq_failed' } });
     });
   }
+});
+
+// A command that failed and said so (one error line) keeps its failure; the --jq filter failing on the record
+// it wrote before is a warning, never a second error line under --json.
+it('push --wait whose job FAILED, with a --jq filter failing on its record: exit 1, one error line', async () => {
+  pushing = true;
+  const r = await againstStandIn([
+    'push',
+    'orders.yml',
+    '--connector',
+    'con_1',
+    '--wait',
+    '--jq',
+    'error("boom")',
+  ]).finally(() => {
+    pushing = false;
+  });
+  expect(r.code, r.stderr).toBe(1);
+  expect(r.stdout).toBe('');
+  const lines = r.stderr
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as { error?: { code?: string }; warning?: unknown });
+  expect(lines.filter((line) => line.error !== undefined)).toEqual([
+    expect.objectContaining({ error: expect.objectContaining({ code: 'job_failed' }) }),
+  ]);
+  expect(JSON.stringify(lines.filter((line) => line.warning !== undefined))).toContain('boom');
 });
 
 describe('without the flag that makes exit 1 an answer, the failure keeps exit 1', () => {
