@@ -137,15 +137,18 @@ interface LogLine {
 /**
  * A line of dbt's file log as written: dbt 1.x's text (`12:00:00.123456 [debug] [Thread-1 (]: …`, after a colour
  * code), dbt 0.x's (`2021-03-01 12:00:00.123456 (Thread-1): …`) or its JSON (`--log-format-file json`: info's
- * level, thread and msg). Undefined for another line (the SQL a message spans, a header).
+ * level, thread and msg; dbt 1.0 to 1.3's `--log-format json`, level, thread_name and msg). Undefined for
+ * another line (the SQL a message spans, a header).
  */
 function logLine(line: string): LogLine | undefined {
   if (line.startsWith('{')) {
     try {
       const event: unknown = JSON.parse(line);
-      const info = isEntry(event) && isEntry(event['info']) ? event['info'] : undefined;
-      const [thread, msg] = [text(info?.['thread']), text(info?.['msg'])];
-      const level = text(info?.['level']);
+      if (!isEntry(event)) return undefined;
+      // dbt 1.4+ nests the line's fields in info; dbt 1.0 to 1.3 wrote them flat, the thread as thread_name.
+      const info = isEntry(event['info']) ? event['info'] : event;
+      const [thread, msg] = [text(info['thread'] ?? info['thread_name']), text(info['msg'])];
+      const level = text(info['level']);
       return thread === undefined || msg === undefined
         ? undefined
         : { thread, msg, ...(level === undefined ? {} : { level }) };

@@ -261,24 +261,27 @@ describe("dbt's file log: whether the run that last wrote a model's target/run f
     expect(failures([...ran(A, 'Thread-1 (', 'ERROR'), ...compiled])).toEqual([A]);
   });
 
-  it('dbt 0.x text (no level: its ERROR creating line) and --log-format-file json', () => {
-    const old = (msg: string) => `2021-03-01 10:00:00.000001 (Thread-1): ${msg}`;
-    expect(
-      failures([
-        old(`Writing runtime SQL for node "${A}"`),
-        old('10:00:00 | 1 of 1 ERROR creating view model main.a........ [ERROR in 0.10s]'),
-        old(`Finished running node ${A}`),
-      ]),
-    ).toEqual([A]);
-    const json = (level: string, msg: string) =>
-      JSON.stringify({ info: { level, msg, name: 'X', thread: 'Thread-1 (worker)' }, data: {} });
-    expect(
-      failures([
-        json('debug', `Writing runtime sql for node "${A}"`),
-        json('error', '1 of 1 ERROR creating sql view model main.a ... [ERROR in 0.1s]'),
-        json('debug', `Finished running node ${A}`),
-      ]),
-    ).toEqual([A]);
+  it("dbt 0.x text (no level: its ERROR creating line), --log-format-file json and dbt 1.0 to 1.3's flat JSON", () => {
+    const formats: Record<string, (level: string, msg: string) => string> = {
+      old: (_level, msg) => `2021-03-01 10:00:00.000001 (Thread-1): ${msg}`,
+      json: (level, msg) =>
+        JSON.stringify({ info: { level, msg, name: 'X', thread: 'Thread-1 (worker)' }, data: {} }),
+      // dbt 1.0 to 1.3's --log-format json (file and console alike): the fields flat, the thread as thread_name.
+      flat: (level, msg) =>
+        JSON.stringify({ code: 'X', level, log_version: 2, msg, thread_name: 'Thread-1', type: 'log_line' }),
+    };
+    for (const [format, at] of Object.entries(formats)) {
+      const result =
+        format === 'old'
+          ? '10:00:00 | 1 of 1 ERROR creating view model main.a.... [ERROR in 0.10s]'
+          : '1 of 1 ERROR creating sql view model main.a ... [ERROR in 0.1s]';
+      const log = [
+        at('debug', `Writing runtime ${format === 'old' ? 'SQL' : 'sql'} for node "${A}"`),
+        at('error', result),
+        at('debug', `Finished running node ${A}`),
+      ];
+      expect(failures(log), format).toEqual([A]);
+    }
   });
 
   it('tells nothing of a model it has no runtime SQL of, or whose run did not finish', () => {
