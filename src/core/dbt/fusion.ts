@@ -107,8 +107,9 @@ function macroIndexOf(testMacros: ReadonlySet<string>): MacroIndex {
 
 /**
  * dbt Fusion's name of a generic test whose whole name has 64 characters or more: its `<test>_<target>` (a
- * source's `source_<test>_<source>_<table>`, never the package) cut to 30 characters, `_`, and the MD5 of the
- * whole name. The cut start of the name.
+ * source's `source_<test>_<source>_<table>`) cut to 30 characters, `_`, and the MD5 of the whole name. The cut
+ * start of the name. Fusion's identifier leaves a package's test's package out; dbt-core's short name (a node's
+ * alias) keeps it (`dbt_expectations_expect_column_…`, as the real manifests' aliases read): both are read.
  */
 const CUT_NAME = /^(.{30})_[0-9a-f]{32}$/;
 
@@ -125,15 +126,21 @@ function cutNamed(
 ): NamedTest | undefined {
   const start = CUT_NAME.exec(name)?.[1];
   if (start === undefined) return undefined;
-  const kinds = new Set([...macroIndexOf(testMacros).byName.keys(), ...DBT_GENERIC_TESTS]);
+  const index = macroIndexOf(testMacros);
+  const kinds = new Set([...index.byName.keys(), ...DBT_GENERIC_TESTS]);
+  // `<package>_<test>` of a package's test (dbt's own tests have no package in their names)
+  const namespaced = [...index.byPackageAndName].filter(([, test]) => test.namespace !== undefined);
   const named = new Set<string>();
   for (const parent of parents) {
     const [type, , parentName, version] = parent.split('.');
     const identifier =
       type === 'source'
-        ? (kind: string) => `source_${kind}_${parentName ?? ''}_${version ?? ''}`
-        : (kind: string) => `${kind}_${parentName ?? ''}${version === undefined ? '' : `_${version}`}`;
+        ? (kind: string, namespace = '') => `${namespace}source_${kind}_${parentName ?? ''}_${version ?? ''}`
+        : (kind: string, namespace = '') =>
+            `${namespace}${kind}_${parentName ?? ''}${version === undefined ? '' : `_${version}`}`;
     for (const kind of kinds) if (identifier(kind).slice(0, 30) === start) named.add(kind);
+    for (const [key, test] of namespaced)
+      if (identifier(test.name, `${test.namespace ?? ''}_`).slice(0, 30) === start) named.add(key);
   }
   const [only, ...others] = named;
   return only === undefined || others.length > 0

@@ -486,6 +486,20 @@ describe("test_name: a Fusion test of a long name, which Fusion names by its `<t
     expect(selected('test_name:expect_column_values_to_not_be_in_set')).toEqual([]);
   });
 
+  it("a cut that keeps the package, as dbt-core's short names do (dbt_utils_expression_is_true_…), is read too", () => {
+    const whole = 'dbt_utils_expression_is_true_customer_orders_summary_amount_____0';
+    const cut = hashed('dbt_utils_expression_is_true_customer_orders_summary', whole);
+    expect(cut).toMatch(/^dbt_utils_expression_is_true_c_[0-9a-f]{32}$/);
+    const kept = manifest(long, fusionTest(cut, onLong));
+    (kept['metadata'] as Entry)['dbt_version'] = '2.0.0-beta.46';
+    kept['macros'] = macros;
+    const read = readManifest(kept);
+    expect([...selectDbt(read, { select: ['test_name:expression_is_true'] }).tests]).toEqual([
+      `test.shop.${cut}`,
+    ]);
+    expect([...selectDbt(read, { select: ['test_name:accepted_values'] }).tests]).toEqual([]);
+  });
+
   it('the cut is of 30 characters exactly: a name whose start is 29 or 31 of them is no test of that macro', () => {
     const identifier = 'accepted_values_customer_orders_summary';
     const whole = `${identifier}_status__placed__shipped__returned`;
