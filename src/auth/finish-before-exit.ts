@@ -9,7 +9,8 @@
 // (GDS_LOCK_WAIT_MS, longer than the bound) stops waiting at the signal, and the tokens are shown instead
 // (a refresh's) or the token to revoke is named (an issue's). A request still unanswered when the bound ends
 // is said as such before the exit (the service may have issued or spent a token gds never heard of); a save
-// that did finish is said, as without the signal, before the exit.
+// that did finish is said, as without the signal, before the exit; one cut short (a second signal, or the bound)
+// is said unfinished, its tokens shown (a refresh's) or named (an issue's).
 
 import { debugLog } from './debug-log.js';
 
@@ -21,6 +22,9 @@ const EXIT_CODES: Record<HeldSignal, number> = { SIGINT: 130, SIGTERM: 143 };
 export const SAVE_BOUND_MS = 2_000;
 
 type Listener = (...args: unknown[]) => void;
+
+/** What `work` says of the answer it was saving when the wait ends before the save did (see finishBeforeExit). */
+type SaveCut = (signal: NodeJS.Signals) => void;
 
 /** What finishBeforeExit says, before gds exits by a held signal, of the work it held the signal for. */
 export interface HeldWorkSay<T> {
@@ -34,7 +38,8 @@ export interface HeldWorkSay<T> {
 
 /**
  * Runs `work` with SIGINT and SIGTERM held (see above). `work` calls `saving(ms)` when it has the new tokens
- * and starts saving them: a held signal then waits `ms` more for the save, however long the answer took, as
+ * and starts saving them (`cut`: what it says of them should the wait end before the save does, the bound or a
+ * second signal): a held signal then waits `ms` more for the save, however long the answer took, as
  * a save may wait out a keychain that does not answer (GDS_KEYCHAIN_TIMEOUT_MS) before it falls back to the
  * file; a bound shorter than that would end gds before that fallback, and lose the tokens. `interrupted` is
  * aborted (its reason: the signal's name) when a signal is held: a wait longer than the bound (another gds's
@@ -42,7 +47,7 @@ export interface HeldWorkSay<T> {
  * of `work` after a signal came (HeldWorkSay), before the exit.
  */
 export async function finishBeforeExit<T>(
-  work: (saving: (ms: number) => void, interrupted: AbortSignal) => Promise<T>,
+  work: (saving: (ms: number, cut?: SaveCut) => void, interrupted: AbortSignal) => Promise<T>,
   boundMs = SAVE_BOUND_MS,
   say: HeldWorkSay<T> = {},
 ): Promise<T> {
@@ -53,6 +58,7 @@ export async function finishBeforeExit<T>(
   let timer: NodeJS.Timeout | undefined;
   let restored = false;
   let saveBoundMs: number | undefined;
+  let saveCut: SaveCut | undefined;
   let failureSaid = false;
   let settled = false;
   const interrupted = new AbortController();
@@ -68,8 +74,10 @@ export async function finishBeforeExit<T>(
   };
   const deliver = (signal: HeldSignal) => {
     restore();
-    if (!settled && saveBoundMs === undefined && say.unanswered !== undefined) {
-      say.unanswered(signal);
+    // The wait ended (the bound, or a second signal) before `work` did: what it says of its request, or its save.
+    const cut = settled ? undefined : saveBoundMs === undefined ? say.unanswered : saveCut;
+    if (cut !== undefined) {
+      cut(signal);
       failureSaid = true;
     }
     // Ctrl-C goes to the command's own handler (it says "Interrupted" and exits 130). Not SIGTERM: its
@@ -87,8 +95,9 @@ export async function finishBeforeExit<T>(
     timer = setTimeout(() => deliver(signal), saveBoundMs ?? boundMs);
     interrupted.abort(signal);
   }
-  const saving = (ms: number) => {
+  const saving = (ms: number, cut?: SaveCut) => {
     saveBoundMs = ms;
+    saveCut = cut;
     const held = caught;
     if (held === undefined || restored) return;
     clearTimeout(timer);

@@ -5,7 +5,7 @@ import { CliError, ExitCode } from '../core/errors.js';
 import { stripControlCharacters } from '../core/terminal-text.js';
 import type { TokenBundle } from '../contract/types.js';
 import type { Env, IntegrationProfile, Profile } from './config.js';
-import { checkProfileName, loadConfig } from './config.js';
+import { checkProfileName, configPath, loadConfig } from './config.js';
 import { finishBeforeExit } from './finish-before-exit.js';
 import { describeLive, liveToken } from './login.js';
 import { clockSkewMs, onLocalClock, saveBoundMs } from './refresh.js';
@@ -139,10 +139,12 @@ async function obtainAndSave<T extends ObtainedIntegrationTokens>(
   existing: Profile | undefined,
   obtain: () => Promise<T>,
   options: SaveIntegrationOptions,
-  held: { saving: (ms: number) => void; interrupted: AbortSignal },
+  held: { saving: (ms: number, cut?: (signal: NodeJS.Signals) => void) => void; interrupted: AbortSignal },
 ): Promise<SavedIntegration<T>> {
   const obtained = await obtain();
-  held.saving(saveBoundMs(options.env, 2));
+  held.saving(saveBoundMs(options.env, 2), (signal) =>
+    options.sayFailure?.(saveCut(name, signal, obtained, options)),
+  );
   const { base, tokens, id, audience, env, scopes } = obtained;
   // Kept on this machine's clock, as a refresh keeps them (clockSkewMs).
   const skew = clockSkewMs(tokens.accessToken);
@@ -177,6 +179,47 @@ async function obtainAndSave<T extends ObtainedIntegrationTokens>(
   };
 }
 
+/**
+ * A Ctrl-C or SIGTERM held for the save of the answer, and gds ended before the save finished (a second signal, or
+ * the bound: a keychain that does not answer): it may or may not be in profile `name`. Tokens that exist nowhere
+ * else are shown, as notSaved shows them; an issued token is named, to end should the profile not hold it.
+ */
+function saveCut(
+  name: string,
+  signal: NodeJS.Signals,
+  obtained: ObtainedIntegrationTokens,
+  options: SaveIntegrationOptions,
+): CliError {
+  const token = obtained.id === undefined ? 'the integration token' : `integration token ${obtained.id}`;
+  const cut =
+    `Interrupted${signal === 'SIGTERM' ? ' (SIGTERM)' : ''} while the new tokens of ${token} were being saved in ` +
+    `profile ${name}, before the save finished: they may not have been saved`;
+  const failure = { exitCode: ExitCode.Interrupted, code: 'interrupted' };
+  const where = `its tokenId in ${configPath(options.env)}`;
+  if (options.onlyCopy === true && options.showUnsaved !== undefined) {
+    options.showUnsaved(obtained);
+    return new CliError(
+      `${cut}. They are shown instead, the only copy: the refresh token you gave is spent.`,
+      {
+        ...failure,
+        suggestion: `Put them in your secret manager now, unless profile ${name} holds them (${where}).`,
+      },
+    );
+  }
+  const revoke = revokeCommand(obtained);
+  return new CliError(`${cut}, and are not shown.`, {
+    ...failure,
+    suggestion: `Unless profile ${name} holds the token (${where}), end it: ${revoke}.`,
+  });
+}
+
+/** How to end the token of `obtained`: by its id, or found by its name when the service gave none. */
+function revokeCommand(obtained: ObtainedIntegrationTokens): string {
+  return obtained.id === undefined
+    ? 'gds tokens list, then gds tokens revoke <id>'
+    : `gds tokens revoke ${obtained.id}`;
+}
+
 /** The profile changed while the request was out (see saveIntegrationTokens). */
 function profileChanged(name: string, current: Profile | undefined): CliError {
   const what =
@@ -203,10 +246,7 @@ function notSaved(
   const cause = error instanceof CliError ? error : undefined;
   const why = (cause?.message ?? (error instanceof Error ? error.message : String(error))).replace(/\.$/, '');
   const token = obtained.id === undefined ? 'the integration token' : `integration token ${obtained.id}`;
-  const revoke =
-    obtained.id === undefined
-      ? 'gds tokens list, then gds tokens revoke <id>'
-      : `gds tokens revoke ${obtained.id}`;
+  const revoke = revokeCommand(obtained);
   const failure = { exitCode: cause?.exitCode ?? ExitCode.Failure, code: cause?.code ?? 'save_failed' };
   // The keychain entry, written before the config file failed, could not be put back: the profile reads them.
   const readAllTheSame =

@@ -9,6 +9,7 @@
 // the signal, or never (gds ends at its own bound, then the service is closed).
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
+import { createServer as createSocketServer } from 'node:net';
 import type { ServerResponse } from 'node:http';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -57,7 +58,10 @@ async function heldService(body: unknown) {
   };
 }
 
-/** gds from its sources (bin/dev.js through tsx), GDS_DEBUG on; `holding` settles once it says it holds a signal. */
+/**
+ * gds from its sources (bin/dev.js through tsx), GDS_DEBUG on; `holding` settles once it says it holds a signal,
+ * `writingKeychain` once it asked the keychain to write.
+ */
 function startGds(args: string[], env: Record<string, string>) {
   const child = spawn(node24, ['--import', 'tsx', 'bin/dev.js', ...args], {
     cwd: repoRoot,
@@ -65,14 +69,20 @@ function startGds(args: string[], env: Record<string, string>) {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const result = collect(child);
-  const holding = new Promise<void>((resolve) => {
-    let stderr = '';
-    child.stderr.on('data', (chunk: string) => {
-      stderr += chunk;
-      if (/SIG(INT|TERM) held: the new tokens are saved first/.test(stderr)) resolve();
+  let stderr = '';
+  child.stderr.on('data', (chunk: string) => (stderr += chunk));
+  const says = (pattern: RegExp) =>
+    new Promise<void>((resolve) => {
+      const look = () => {
+        if (!pattern.test(stderr)) return;
+        child.stderr.off('data', look);
+        resolve();
+      };
+      child.stderr.on('data', look);
     });
-  });
-  return { child, result, holding };
+  const holding = says(/SIG(INT|TERM) held: the new tokens are saved first/);
+  const writingKeychain = says(/keychain write: asked process/);
+  return { child, result, holding, writingKeychain };
 }
 
 const commands = {
@@ -86,13 +96,13 @@ const commands = {
 
 /**
  * Runs `command` into profile ci of an empty config (or, `intoProfile` false, without --save-profile), and sends
- * `signal` once the service has its request.
+ * `signal` once the service has its request. `more`: gds's environment beyond that (its secret storage: file).
  */
 async function interrupted(
   command: keyof typeof commands,
   signal: NodeJS.Signals,
   json: boolean,
-  intoProfile = true,
+  { intoProfile = true, more = {} }: { intoProfile?: boolean; more?: Record<string, string> } = {},
 ) {
   const { args, answer, env: extra } = commands[command];
   const service = await heldService(answer);
@@ -104,6 +114,7 @@ async function interrupted(
   const gds = startGds([...args, ...save, ...(json ? ['--json'] : [])], {
     ...env,
     ...extra,
+    ...more,
     SERVICE_API_URL: service.url,
   });
   await Promise.race([
@@ -143,7 +154,7 @@ const secrets = [tokens.accessToken, tokens.refreshToken, person];
  * bound with the one error saying the token may have been issued, to look for; nothing saved, no token shown.
  */
 async function issueUnanswered(signal: NodeJS.Signals, json: boolean, intoProfile: boolean) {
-  const { env, gds } = await interrupted('issue', signal, json, intoProfile);
+  const { env, gds } = await interrupted('issue', signal, json, { intoProfile });
   const r = await gds.result;
 
   expect(r.code, r.stderr).toBe(signal === 'SIGINT' ? 130 : 143);
@@ -234,7 +245,7 @@ describe.each(['SIGTERM', 'SIGINT'] as const)(
     );
 
     it('tokens issue, answered once the signal is held: the token shown, then the exit', async () => {
-      const { service, gds } = await interrupted('issue', signal, true, false);
+      const { service, gds } = await interrupted('issue', signal, true, { intoProfile: false });
       // A gds that does not hold the signal ends by it at once: its result, not a wait on `holding`.
       await Promise.race([gds.holding, gds.result]);
       service.answer();
@@ -246,7 +257,7 @@ describe.each(['SIGTERM', 'SIGINT'] as const)(
     it.each([true, false])(
       'tokens refresh, no answer before gds ends (--json %s): the refresh token it may have spent is said',
       async (json) => {
-        const { gds } = await interrupted('refresh', signal, json, false);
+        const { gds } = await interrupted('refresh', signal, json, { intoProfile: false });
         const r = await gds.result;
 
         expect(r.code, r.stderr).toBe(exitCode);
@@ -265,5 +276,59 @@ describe.each(['SIGTERM', 'SIGINT'] as const)(
       },
       120_000,
     );
+  },
+);
+
+// A second Ctrl-C or SIGTERM while the answer is being saved (a keychain that does not answer the write: a stuck
+// session bus, gds waits GDS_KEYCHAIN_TIMEOUT_MS for it) ends gds at once, the save unfinished. It said nothing of
+// the answer: the refresh's new tokens, the only copy, were gone unshown; the issued token, live, went unnamed.
+// Now the refresh's are shown, and the issued token named, with the save said to be unfinished.
+describe.each(['SIGTERM', 'SIGINT'] as const)(
+  'a second %s while the answer is saved into ci (the keychain not answering)',
+  (signal) => {
+    /** `command` --save-profile ci --json, the signal sent as the request is out and again as the save writes. */
+    async function signalledTwice(command: keyof typeof commands) {
+      const folder = await mkdtemp(join(tmpdir(), 'gds-save-cut-'));
+      // A session bus that takes the connection and never answers.
+      const bus = join(folder, 'bus');
+      const silent = createSocketServer(() => undefined);
+      await new Promise<void>((resolve) => silent.listen(bus, resolve));
+      cleanup.push(() => new Promise<void>((resolve) => silent.close(() => resolve())));
+      const { env, service, gds } = await interrupted(command, signal, true, {
+        more: {
+          GDS_SECRET_STORAGE: 'auto',
+          DBUS_SESSION_BUS_ADDRESS: `unix:path=${bus}`,
+          GDS_KEYCHAIN_TIMEOUT_MS: '60000',
+        },
+      });
+      await gds.holding;
+      service.answer();
+      await Promise.race([gds.writingKeychain, gds.result]);
+      gds.child.kill(signal);
+      const r = await gds.result;
+      expect(r.code, r.stderr).toBe(signal === 'SIGINT' ? 130 : 143);
+      const lines = said(r.stderr);
+      expect(lines).toHaveLength(1);
+      const { error } = JSON.parse(lines[0] ?? '{}') as { error: Record<string, string> };
+      expect(error).toMatchObject({ code: 'interrupted' });
+      expect(error.message).toMatch(
+        /while the new tokens of integration token tok_outAtSignal42 were being saved in profile ci, before the save finished: they may not have been saved/,
+      );
+      expect(error.suggestion).toContain(join(env.GDS_CONFIG_DIR, 'config.json'));
+      return { r, error };
+    }
+
+    it('tokens refresh: the new tokens shown, the only copy', async () => {
+      const { r } = await signalledTwice('refresh');
+      expect(JSON.parse(r.stdout)).toEqual({ tokens });
+      for (const secret of [...secrets, given]) expect(r.stderr).not.toContain(secret);
+    }, 120_000);
+
+    it('tokens issue: the token named, to end, and not shown', async () => {
+      const { r, error } = await signalledTwice('issue');
+      expect(r.stdout).toBe('');
+      expect(error.suggestion).toContain('gds tokens revoke tok_outAtSignal42');
+      for (const secret of secrets) expect(r.stdout + r.stderr).not.toContain(secret);
+    }, 120_000);
   },
 );

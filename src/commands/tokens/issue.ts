@@ -31,7 +31,8 @@ export default class TokensIssue extends ApiCommand<typeof TokensIssue> {
     'names the token to revoke, and shows no tokens; so does a Ctrl-C or SIGTERM while the save waits for that ' +
     'other gds (then exit 130 or 143). One while the request is out, with or without --save-profile, waits up to ' +
     '2 s for the answer, shown (or saved and said) before the exit; unanswered by then, gds says the token may ' +
-    'have been issued (look for it: gds tokens list).';
+    'have been issued (look for it: gds tokens list). A second one while the answer is being saved ends gds at once, ' +
+    'naming the token, which may not have been saved.';
   static override examples = [
     '<%= config.bin %> tokens issue --name nightly-load --env production --table t_42:read,write --table t_43:read',
     "<%= config.bin %> tokens issue --name audit-export --env '*' --scope workspace:read:audit --json | jq -r .tokens.refreshToken",

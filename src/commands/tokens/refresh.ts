@@ -31,7 +31,8 @@ export default class TokensRefresh extends ApiCommand<typeof TokensRefresh> {
     'SIGTERM while the save waits for another gds at work on that profile shows them too, then exits 130 or 143). ' +
     'A Ctrl-C or SIGTERM while the request is out, with or without --save-profile, waits up to 2 s for the ' +
     'answer, shown (or saved and said) before the exit; unanswered by then, gds says the refresh token given may ' +
-    'be spent.';
+    'be spent. A second one while the answer is being saved ends gds at once, showing the new tokens, which may not ' +
+    'have been saved.';
   static override examples = [
     'printf %s "$REFRESH_TOKEN" | <%= config.bin %> tokens refresh',
     '<%= config.bin %> tokens refresh --refresh-token - --json < refresh-token.txt | jq -r .tokens.accessToken',
