@@ -179,3 +179,57 @@ describe('--save-profile ci, the config file not written after the keychain was'
     expect(entryOfCi()).toEqual({ accessToken: tokens.accessToken, refreshToken: tokens.refreshToken });
   });
 });
+
+// `gds auth set` saves the same way. Its failed config write came out as an error gds did not expect (code
+// internal: "gds did not expect this … report what it prints"), a disk full or a config lock held past its wait as
+// much as a keychain entry that could not be put back: said now as the save's failure, with what became of ci.
+describe('gds auth set --profile ci, the config file not written after the keychain was', () => {
+  /** `gds auth set` of a new token into ci held in the keychain (--json), the config's write failing. */
+  async function setFailing() {
+    const base = 'http://127.0.0.1:9';
+    await ciInKeychain(base);
+    const before = await loadConfig({ env });
+    keychain.failConfigAfterWrite = true;
+    const r = await runInProcess(
+      [
+        'auth',
+        'set',
+        '--profile',
+        'ci',
+        '--token',
+        'cli_newToken42',
+        '--base',
+        base,
+        '--no-verify',
+        '--force',
+        '--json',
+      ],
+      { env },
+    );
+    expect(r.code, r.stderr).toBe(1);
+    expect(config.failNext, 'the config write failed').toBe(false);
+    expect(r.stdout).toBe('');
+    expect(await loadConfig({ env })).toEqual(before);
+    const error = ndjson(r.stderr).find((line) => line.error !== undefined)?.error as Record<string, string>;
+    expect(error).toMatchObject({ code: 'save_failed' });
+    expect(error.message).toMatch(/^ENOSPC: no space left on device, write/);
+    expect(error.suggestion).not.toMatch(/did not expect/);
+    expect(r.stderr).not.toContain('cli_newToken42');
+    return error;
+  }
+
+  it('the entry put back: ci keeps its own tokens, and the token was not saved', async () => {
+    const error = await setFailing();
+    expect(error.message).toMatch(/the token was not saved in profile ci/);
+    expect(entryOfCi()).toEqual(old);
+  });
+
+  it('the keychain refusing to put the entry back: ci reads the new token all the same, and how to clear it', async () => {
+    keychain.putBackFails = true;
+    const error = await setFailing();
+    expect(error.message).toMatch(/could not be put back as it was/);
+    expect(error.message).toMatch(/Profile ci reads the new token from its keychain entry all the same/);
+    expect(error.suggestion).toContain('gds auth logout --profile ci');
+    expect(entryOfCi()).toEqual({ token: 'cli_newToken42' });
+  });
+});
