@@ -22,6 +22,7 @@ import {
   placeSecrets,
   readSecrets,
   secretStorageSetting,
+  writeKeychainEntry,
 } from './secret-store.js';
 import { debugLog } from './debug-log.js';
 
@@ -213,7 +214,8 @@ async function putBack(name: string, before: EntryBefore, failure: unknown, opti
     try {
       if (before === 'nothing')
         await deleteKeychainEntry({ kind: 'static', base: '', secretRef: ref }, options);
-      else await placeSecrets(name, before.held, 'keychain', { env: options.env });
+      // Not placeSecrets: its refusal under the keychain setting would say a setting the person may not have.
+      else await writeKeychainEntry(name, before.held, options.env);
       debugLog(`profile ${name}: its config not written; its keychain entry put back as it was`);
       return;
     } catch (error) {

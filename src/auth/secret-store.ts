@@ -89,7 +89,7 @@ export async function placeSecrets(
   if (setting === 'file') return inFile;
   const ref = keychainRefFor(profileName, options.env);
   try {
-    await keychainCall(ref, options.env, { op: 'set', password: JSON.stringify(secrets) });
+    await writeKeychainEntry(profileName, secrets, options.env);
     return { storage: 'keychain', fields: { secretRef: ref } };
   } catch (error) {
     if (!(error instanceof KeychainUnavailableError)) throw error;
@@ -98,6 +98,18 @@ export async function placeSecrets(
     else warnFileFallbackOnce(options);
     return { ...inFile, keychainProblem: error.reason };
   }
+}
+
+/**
+ * Writes `secrets` into profile `profileName`'s keychain entry, whatever the secret storage setting: a keychain
+ * that does not answer throws its KeychainUnavailableError, and nothing goes to the file (putting an entry back).
+ */
+export async function writeKeychainEntry(
+  profileName: string,
+  secrets: ProfileSecrets,
+  env?: Env,
+): Promise<void> {
+  await keychainCall(keychainRefFor(profileName, env), env, { op: 'set', password: JSON.stringify(secrets) });
 }
 
 export interface ReadSecrets {
