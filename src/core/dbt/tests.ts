@@ -1289,6 +1289,8 @@ function predicate(sql: string, context: TestContext): Outcome {
 /** A column type of numbers, as catalogs write it (INT64, NUMBER(38,0), decimal(10,2), double precision, …). */
 const NUMBER_TYPE =
   /^(?:(?:big|small|tiny|medium|hug)?int(?:eger|\d+)?|byteint|long|short|numeric|decimal|number|bignumeric|bigdecimal|float\d*|double|real|money|smallmoney)\b/i;
+/** Of those, the floating-point ones (Snowflake's FLOAT, FLOAT4, FLOAT8, DOUBLE, DOUBLE PRECISION, REAL). */
+const FLOAT_TYPE = /^(?:float\d*|double|real)\b/i;
 /** Of those, the integers (whose values every warehouse prints as canonical integers). */
 const INTEGER_TYPE = /^(?:(?:big|small|tiny|medium|hug)?int(?:eger|\d+)?|byteint|long|short)\b/i;
 /** The adapters that read a quoted value compared with a column as a value of the column's type, as PostgreSQL. */
@@ -1335,7 +1337,7 @@ function quotedOnNumbersOrBooleans(
       refused: `${written}: on ${adapter} ${why}, so dbt's test errors; set quote: false in the test to compare ${numbers ? 'numbers' : 'booleans (values: [true, false])'}`,
     };
   if (numbers && adapter === 'snowflake') {
-    const snowflake = onSnowflakeNumber(written, literals);
+    const snowflake = onSnowflakeNumber(written, literals, FLOAT_TYPE.test(type));
     if (snowflake !== 'warn') return snowflake;
   }
   const agree = numbers
@@ -1356,21 +1358,25 @@ function quotedOnNumbersOrBooleans(
  * Snowflake compares a number with a string by converting the string to a number (its catalog types every
  * fixed-point column NUMBER, integers too): an integer string is then the integer PostgreSQL reads it as too, so
  * both agree (undefined); a string that is no number makes Snowflake's conversion fail (Numeric value '…' is not
- * recognized), so dbt's test errors (refused). A decimal or an exponent is converted to a scale gds does not know
- * from NUMBER: 'warn', the general warning.
+ * recognized), so dbt's test errors (refused). On a FLOAT column (`float`) the string becomes a FLOAT, and 'NaN',
+ * 'inf', 'infinity' (any case, the last two with a minus) are its special values, as PostgreSQL's float reads
+ * them too (both find NaN equal to NaN): they agree as integers do; on NUMBER they are no number. A decimal or
+ * an exponent is converted to a scale gds does not know from NUMBER: 'warn', the general warning.
  */
 function onSnowflakeNumber(
   written: string,
   literals: readonly string[],
+  float: boolean,
 ): { refused: string } | 'warn' | undefined {
+  const special = (l: string) => float && /^'(?:nan|-?inf(?:inity)?)'$/i.test(l);
   const notNumber = literals.find(
-    (l) => !/^'\s*[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:e[+-]?[0-9]+)?\s*'$/i.test(l),
+    (l) => !special(l) && !/^'\s*[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:e[+-]?[0-9]+)?\s*'$/i.test(l),
   );
   if (notNumber !== undefined)
     return {
       refused: `${written}: on snowflake a string compared with a number is converted to a number, and ${notNumber} is none (Numeric value is not recognized), so dbt's test errors; write numbers, or test a text column`,
     };
-  return literals.every((l) => /^'[+-]?[0-9]+'$/.test(l)) ? undefined : 'warn';
+  return literals.every((l) => special(l) || /^'[+-]?[0-9]+'$/.test(l)) ? undefined : 'warn';
 }
 
 /**

@@ -135,6 +135,29 @@ describe('quoted values on a number column', () => {
     }
   });
 
+  it("Snowflake converts 'NaN', 'inf', 'Infinity' to FLOAT's special values, as PostgreSQL's float reads them: mapped there, no warning", () => {
+    const specials = ['NaN', 'nan', 'inf', '-inf', 'Infinity', '-INFINITY'];
+    for (const type of ['FLOAT', 'DOUBLE', 'REAL', 'FLOAT8'])
+      for (const values of [specials, ['1', 'NaN']]) {
+        const { declaration, predicates, warnings } = declare('snowflake', { status: type }, [
+          accepted(values),
+        ]);
+        expect(declaration.notMappedTests, `${type} ${values.join()}`).toEqual([]);
+        expect(predicates).toEqual([
+          expect.objectContaining({ sql: `"STATUS" IN (${values.map((v) => `'${v}'`).join(', ')})` }),
+        ]);
+        expect(warnings, `${type} ${values.join()}`).toEqual([]);
+      }
+    // On NUMBER they are no number (Numeric value 'NaN' is not recognized): dbt's test errors.
+    for (const type of ['NUMBER', 'NUMBER(38,0)', 'NUMBER(10,2)']) {
+      const { declaration, predicates } = declare('snowflake', { status: type }, [accepted(['1', 'NaN'])]);
+      expect(predicates).toEqual([]);
+      expect(declaration.notMappedTests).toEqual([
+        expect.objectContaining({ reason: expect.stringContaining("'NaN' is none") as unknown }),
+      ]);
+    }
+  });
+
   it('PostgreSQL, Redshift, DuckDB read a quoted value as the column type, as Gate 1 does: mapped, no warning', () => {
     for (const adapter of ['postgres', 'redshift', 'duckdb']) {
       const { declaration, warnings } = declare(adapter, { status: 'numeric' }, [accepted([1.5, '01'])]);
