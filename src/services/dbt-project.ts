@@ -580,12 +580,27 @@ const MAX_DBT_LOG_BYTES = 32 * 1024 * 1024;
 /**
  * The file dbt logs a run of the project to: dbt.log in DBT_LOG_PATH, else in dbt_project.yml's `log-path:`,
  * else in logs, each relative to the project folder (dbt 1.5+ takes `log-path:` from it; DBT_LOG_PATH from
- * the folder dbt runs in, which gds takes to be the project's). dbt's --log-path is not known to gds.
+ * the folder dbt runs in, which gds takes to be the project's). dbt's --log-path is not known to gds. `shown`:
+ * as the plan names it, relative to the project folder inside it, else absolute (not `../../…`).
  */
-function dbtLogFile(projectDir: string, logPath: string | undefined, env: NodeJS.ProcessEnv): string {
+function dbtLogFile(
+  projectDir: string,
+  logPath: string | undefined,
+  env: NodeJS.ProcessEnv,
+): { path: string; shown: string } {
   const fromEnv = env['DBT_LOG_PATH'];
   const folder = fromEnv !== undefined && fromEnv !== '' ? fromEnv : (logPath ?? 'logs');
-  return join(resolve(projectDir, folder), 'dbt.log');
+  const project = resolve(projectDir);
+  const path = join(resolve(project, folder), 'dbt.log');
+  return { path, shown: isInsideFolder(project, path) ? relative(project, path) : path };
+}
+
+/** Why a file could not be read, in words (permission denied, a directory), not Node's message naming it. */
+function unreadableBecause(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
+  if (code === 'EISDIR') return 'it is a directory';
+  return code ?? (err instanceof Error ? err.message : String(err));
 }
 
 /**
@@ -593,35 +608,37 @@ function dbtLogFile(projectDir: string, logPath: string | undefined, env: NodeJS
  * dbt run or build that wrote it failed, as dbt's file log `logFile` tells (last-run.ts's loggedRunFailures): its
  * last MAX_DBT_LOG_BYTES, the line cut there left out. A file written after the log's last line is of a run
  * logged elsewhere (--log-path): the log's last run of that model is an earlier one and tells nothing of it.
- * Undefined when none failed, or the log is missing or unreadable.
+ * `unread`: why a log that is there could not be read (no log at all is dbt logging elsewhere: nothing said).
  */
 async function readRunFailures(
   logFile: string,
   runFiles: { sql: Readonly<Record<string, string>>; writtenAt: ReadonlyMap<string, number> },
   adapter: string | undefined,
-): Promise<string[] | undefined> {
+): Promise<{ failed?: string[]; unread?: string }> {
   let log: FileHandle;
   try {
     // O_NONBLOCK: a FIFO there is not waited on (the type is checked next).
     log = await open(logFile, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
-  } catch {
-    return undefined;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ENOENT' ? {} : { unread: unreadableBecause(err) };
   }
   try {
     const info = await log.stat();
+    if (!info.isFile())
+      return { unread: info.isDirectory() ? 'it is a directory' : 'it is not a regular file' };
     const logged = Object.fromEntries(
       Object.entries(runFiles.sql).filter(([id]) => (runFiles.writtenAt.get(id) ?? Infinity) <= info.mtimeMs),
     );
-    if (!info.isFile() || Object.keys(logged).length === 0) return undefined;
+    if (Object.keys(logged).length === 0) return {};
     const length = Math.min(info.size, MAX_DBT_LOG_BYTES);
     const bytes = Buffer.alloc(length);
     const { bytesRead } = await log.read(bytes, 0, length, info.size - length);
     const text = bytes.subarray(0, bytesRead).toString('utf8');
     const whole = length === info.size ? text : text.slice(text.indexOf('\n') + 1);
     const failed = loggedRunFailures(whole, logged, adapter);
-    return failed.size === 0 ? undefined : [...failed];
-  } catch {
-    return undefined;
+    return failed.size === 0 ? {} : { failed: [...failed] };
+  } catch (err) {
+    return { unread: unreadableBecause(err) };
   } finally {
     await log.close().catch(() => undefined);
   }
@@ -718,10 +735,15 @@ export async function loadDbtProject(
     files.projectDir === undefined
       ? undefined
       : dbtLogFile(files.projectDir, projectFile.logPath, options.env ?? process.env);
-  const runFailed =
+  const runLogRead =
     runFiles === undefined || runLog === undefined
       ? undefined
-      : await readRunFailures(runLog, runFiles, manifest.adapter);
+      : await readRunFailures(runLog.path, runFiles, manifest.adapter);
+  const runFailed = runLogRead?.failed;
+  if (runLog !== undefined && runLogRead?.unread !== undefined)
+    warnings.push(
+      `${runLog.shown} is not read (${runLogRead.unread}): whether a dbt run that wrote a model's target/run SQL since catalog.json failed is not known, so gds takes each such SQL as built`,
+    );
   const warehouse =
     manifest.adapter === 'postgres' && options.warehouse !== undefined
       ? await options.warehouse()
@@ -736,9 +758,7 @@ export async function loadDbtProject(
         previous,
         ...(runResults === undefined ? {} : { runResults }),
         ...(runSql === undefined ? {} : { runSql }),
-        ...(runFailed === undefined || runLog === undefined
-          ? {}
-          : { runFailed, runLog: relative(files.projectDir ?? '', runLog) }),
+        ...(runFailed === undefined || runLog === undefined ? {} : { runFailed, runLog: runLog.shown }),
         ...(quoting === undefined ? {} : { quoting }),
         ...(dispatch === undefined ? {} : { dispatch }),
         ...(warehouse === undefined ? {} : { warehouse }),

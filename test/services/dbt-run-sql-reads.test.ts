@@ -248,6 +248,38 @@ async function writeLog(path: string, runs: string[][]): Promise<void> {
   await writeFile(join(project, path), [...runs.flat(), ''].join('\n'));
 }
 
+describe('a dbt.log gds cannot read', needs(noSharedFixtures), () => {
+  const loaded = async () => {
+    const read = await loadDbtProject(project, {});
+    const declaration = read.declarations.find((d) => d.name === 'stg_orders');
+    return { columns: declaration?.columns.map((c) => c.name.toLowerCase()), warnings: read.warnings };
+  };
+
+  it("is said in a warning (which file, why, what gds took), and target/run's SQL counts", async () => {
+    unreadable.add(await writeFailedRunLog());
+    const read = await loaded();
+    expect(read.columns).not.toContain('order_date');
+    expect(read.warnings).toContainEqual(
+      "logs/dbt.log is not read (permission denied): whether a dbt run that wrote a model's target/run SQL since catalog.json failed is not known, so gds takes each such SQL as built",
+    );
+  });
+
+  it('a directory named dbt.log is said so too', async () => {
+    await mkdir(join(project, 'logs', 'dbt.log'), { recursive: true });
+    const read = await loaded();
+    expect(read.columns).not.toContain('order_date');
+    expect(read.warnings).toContainEqual(
+      expect.stringMatching(/^logs\/dbt\.log is not read \(it is a directory\): /),
+    );
+  });
+
+  it('no dbt.log at all (dbt logs elsewhere) is said nothing of', async () => {
+    const read = await loaded();
+    expect(read.columns).not.toContain('order_date');
+    expect(read.warnings.join('\n')).not.toContain('dbt.log');
+  });
+});
+
 describe(
   'the runs dbt logged of the model, after a dbt run that wrote its target/run file',
   needs(noSharedFixtures),
@@ -313,7 +345,25 @@ describe("where dbt logs: dbt_project.yml's log-path, DBT_LOG_PATH", needs(noSha
     await writeLog('../dbt-logs/dbt.log', await failedRun());
     const read = await stgOrders();
     expect(read.columns).toContain('order_date');
-    expect(read.warnings.join('\n')).toContain('of a dbt run that failed (../dbt-logs/dbt.log says so');
+    // Outside the project, the log is named by its absolute path.
+    const log = join(dir, 'dbt-logs', 'dbt.log');
+    expect(read.warnings.join('\n')).toContain(`of a dbt run that failed (${log} says so`);
+  });
+
+  it('an absolute DBT_LOG_PATH or log-path: is named absolute outside the project, relative inside it', async () => {
+    const outside = join(dir, 'ci', 'logs');
+    await writeLog('../ci/logs/dbt.log', await failedRun());
+    const named = async (env: NodeJS.ProcessEnv) =>
+      (await loadDbtProject(project, {}, { env })).warnings.join('\n');
+    expect(await named({ DBT_LOG_PATH: outside })).toContain(
+      `of a dbt run that failed (${join(outside, 'dbt.log')} says so`,
+    );
+    await writeLog('ci-logs/dbt.log', await failedRun());
+    expect(await named({ DBT_LOG_PATH: join(project, 'ci-logs') })).toContain(
+      'of a dbt run that failed (ci-logs/dbt.log says so',
+    );
+    await withLogPath(outside);
+    expect(await named({})).toContain(`of a dbt run that failed (${join(outside, 'dbt.log')} says so`);
   });
 
   it('DBT_LOG_PATH (relative to the project folder too) beats log-path:', async () => {

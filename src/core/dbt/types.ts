@@ -228,7 +228,7 @@ export interface DbtArtifacts {
    * of the project tells (dbt writes the file before it runs the SQL): not rebuilt since the catalog.
    */
   runFailed?: readonly string[];
-  /** That log, as the warning names it (relative to the project folder: logs/dbt.log unless moved). */
+  /** That log, as the warning names it: relative to the project folder inside it (logs/dbt.log), else absolute. */
   runLog?: string;
   /** The project's `quoting:` (dbt_project.yml), when the project folder holds one. */
   quoting?: QuotePolicy;
