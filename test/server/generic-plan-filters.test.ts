@@ -2,14 +2,14 @@
 // force_generic_plan: a prepared statement reused, a pooler's server-side prepares) reads them by an index as a
 // custom plan does. Written `$n IS NULL OR col = $n`, the filter could not be an index condition: a token
 // looked up by its id (the answer of its revocation, the check before it) read the workspace's every token,
-// and the tables in a rare state (`gds tables list --state CERTIFIED`) were found by walking the workspace's
-// every table. Counted as the rows the database reads of the listed table (pg_stat_xact_user_tables), on
+// and the tables in a rare state (`gds tables list --state CERTIFIED`) were found, and counted, by walking the
+// workspace's every table. Counted as the rows the database reads of the listed table (pg_stat_xact_user_tables), on
 // PGlite and PostgreSQL.
 import { describe, expect, it } from 'vitest';
 import type { SessionCaller } from '../../src/server/auth/caller.js';
 import { listCliTokens, listIntegrationTokens } from '../../src/server/auth/revocation.js';
 import type { Queryable } from '../../src/server/db/handle.js';
-import { listTablePage } from '../../src/server/governance/tables.js';
+import { countTables, listTablePage } from '../../src/server/governance/tables.js';
 import { ENGINES, useEngineDb } from '../helpers/engines.js';
 import { genericRead } from '../helpers/generic-plan.js';
 import { needs } from '../helpers/skip.js';
@@ -83,8 +83,6 @@ describe.each(ENGINES)('optional filters under a generic plan ($engine)', (engin
     expect(rowsRead).toBeLessThan(FEW);
   });
 
-  // (Their count, a first page's total, is not held to it: a generic plan takes the state for half the
-  // tables, as it cannot know which, and counts them by reading the table.)
   it('the tables in a rare state', needs(engine.skip), async () => {
     const { answer, rowsRead } = await generic('tables', (tx) =>
       listTablePage(tx, { workspaceId: 'ws_a', state: 'CERTIFIED', environments: null, limit: 50 }),
@@ -92,4 +90,24 @@ describe.each(ENGINES)('optional filters under a generic plan ($engine)', (engin
     expect(answer.tables.map((t) => t.id)).toEqual([`tbl_${ROWS - 2}`, `tbl_${ROWS - 1}`, `tbl_${ROWS}`]);
     expect(rowsRead).toBeLessThan(FEW);
   });
+
+  // Their count, a first page's total (`gds tables list --state CERTIFIED --limit 2`): a generic plan takes the
+  // state for half the tables, as it cannot know which; it counted them by reading the whole table.
+  for (const [seen, environments] of [
+    ['every environment', null],
+    ['the environments of a scoped caller', ['dev', 'prod']],
+  ] as const) {
+    it(`how many tables a rare state holds, ${seen} seen`, needs(engine.skip), async () => {
+      const { answer, rowsRead } = await generic('tables', (tx) =>
+        countTables(tx, {
+          workspaceId: 'ws_a',
+          state: 'CERTIFIED',
+          environments: environments && [...environments],
+          limit: 2,
+        }),
+      );
+      expect(answer).toBe(3);
+      expect(rowsRead).toBeLessThan(FEW);
+    });
+  }
 });

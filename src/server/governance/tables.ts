@@ -539,13 +539,21 @@ export async function heldLeftOut(
   return { otherProjects: row?.otherProjects ?? 0, byHand: row?.byHand ?? 0 };
 }
 
-/** How many tables the list of `query` holds in all (its first page says so). */
+/**
+ * How many tables the list of `query` holds in all (its first page says so). Filtered by a state alone (and
+ * the environments seen), counted over the page's keyed read, in its order: a generic plan (afterKey says when)
+ * takes a state for half the workspace's tables, as it cannot know which, and counted them by reading the
+ * whole table; kept in the page's order, it reads them from tables_listed_by_state, an index-only scan, as a
+ * custom plan does (a rare state's three tables of 20,000: 3 rows read instead of 20,000).
+ */
 export async function countTables(q: Queryable, query: TableListQuery): Promise<number> {
   const prefixed = query.prefix === undefined ? [] : [query.prefix];
+  const keyed = query.state !== undefined && query.names === undefined && query.prefix === undefined;
   const [row] = await q.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM ${listedTables(query.names)}
+    `SELECT count(*)::int AS n FROM (SELECT 1 FROM ${listedTables(query.names)}
       WHERE ${listedWhere(query)}
-        ${prefixed.length === 0 ? '' : `AND (${startsWithPrefix(MATCHED_NAME)} OR ${startsWithPrefix(MATCHED_ID)})`}`,
+        ${prefixed.length === 0 ? '' : `AND (${startsWithPrefix(MATCHED_NAME)} OR ${startsWithPrefix(MATCHED_ID)})`}
+      ${keyed ? 'ORDER BY created_at, id' : ''}) AS listed`,
     [...listedParams(query), ...prefixed],
   );
   return row?.n ?? 0;
