@@ -111,3 +111,63 @@ describe.each(ENGINES)('optional filters under a generic plan ($engine)', (engin
     });
   }
 });
+
+// A person's tokens (`gds tokens list --user`, a MEMBER's own list) among the many of the workspace's other
+// people: with no index of their holder, each list read the workspace's every token.
+describe.each(ENGINES)('a person’s tokens under a generic plan ($engine)', (engine) => {
+  const PEOPLE = 50;
+  const db = useEngineDb(
+    engine,
+    async (opened) => {
+      await schemaBefore(opened, Number.MAX_SAFE_INTEGER);
+      await opened.query(
+        `INSERT INTO gds.users (id, email, display_name, created_at)
+         SELECT 'usr_' || p, p || '@example.com', 'P' || p, $1 FROM generate_series(1, ${PEOPLE}) p`,
+        [T0],
+      );
+      // The workspace's tokens all of the other people but the last three, usr_a's.
+      const holder = (i: string) =>
+        `CASE WHEN ${i} > ${ROWS - 3} THEN 'usr_a' ELSE 'usr_' || (${i} % ${PEOPLE} + 1) END`;
+      await opened.query(
+        `INSERT INTO gds.cli_tokens (id, workspace_id, user_id, token_hash, created_at, name, token_hint)
+         SELECT 'cli_' || i, 'ws_a', ${holder('i')}, 'hash_' || i, $1::timestamptz + i * interval '1 ms',
+                'token ' || i, 'cli_…' || i FROM generate_series(1, ${ROWS}) i`,
+        [T0],
+      );
+      await opened.query(
+        `INSERT INTO gds.integration_tokens (id, workspace_id, user_id, name, audience, env, scopes,
+                                             client_token_hash, created_at, client_token_hint)
+         SELECT 'itk_' || i, 'ws_a', ${holder('i')}, 'pipeline ' || i, 'MANAGEMENT', 'dev', '[]', 'hash_' || i,
+                $1::timestamptz + i * interval '1 ms', 'tf_…' || i FROM generate_series(1, ${ROWS}) i`,
+        [T0],
+      );
+      await opened.exec('ANALYZE');
+    },
+    120_000,
+  );
+  const newestFirst = (prefix: string) => [ROWS, ROWS - 1, ROWS - 2].map((i) => `${prefix}_${i}`);
+
+  it('a person’s CLI tokens, listed by an admin', needs(engine.skip), async () => {
+    const { answer, rowsRead } = await genericRead(db(), 'cli_tokens', (tx) =>
+      listCliTokens(tx, 'ws_a', { userId: 'usr_a' }),
+    );
+    expect(answer.map((t) => t.id)).toEqual(newestFirst('cli'));
+    expect(rowsRead).toBeLessThan(FEW);
+  });
+
+  it('a person’s integration tokens, listed by an admin', needs(engine.skip), async () => {
+    const { answer, rowsRead } = await genericRead(db(), 'integration_tokens', (tx) =>
+      listIntegrationTokens(tx, ADMIN, { userId: 'usr_a' }),
+    );
+    expect(answer.map((t) => t.id)).toEqual(newestFirst('itk'));
+    expect(rowsRead).toBeLessThan(FEW);
+  });
+
+  it('a member’s own integration tokens', needs(engine.skip), async () => {
+    const { answer, rowsRead } = await genericRead(db(), 'integration_tokens', (tx) =>
+      listIntegrationTokens(tx, { ...ADMIN, role: 'MEMBER' }),
+    );
+    expect(answer.map((t) => t.id)).toEqual(newestFirst('itk'));
+    expect(rowsRead).toBeLessThan(FEW);
+  });
+});

@@ -702,6 +702,17 @@ export const MIGRATIONS: Migration[] = [
       INSERT INTO gds.start_up_tasks (name) VALUES ('zoneless_certified_views');
     `,
   },
+  {
+    version: 79,
+    name: "a person's tokens found by their holder",
+    // `GET /api/cli/tokens?userId=`, `GET /api/integration/tokens?userId=` and a MEMBER's own list read the
+    // holder's tokens, in the list's order, not the workspace's every token (cli_tokens_live_name holds only
+    // live named ones).
+    sql: `
+      CREATE INDEX cli_tokens_by_user ON gds.cli_tokens (workspace_id, user_id, created_at DESC, id);
+      CREATE INDEX integration_tokens_by_user ON gds.integration_tokens (workspace_id, user_id, created_at DESC, id);
+    `,
+  },
 ];
 
 /** Applies every migration not yet applied, each in its own transaction (tests pass an earlier schema's list). */
