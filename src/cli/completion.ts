@@ -3,7 +3,7 @@
 // knows (commands, topics, flags and their enum values, arguments): what is static is answered here, what
 // lives in the service (table names and ids, connector ids, job ids, requests) or the config (profiles) is
 // named as a kind for completion-values.ts to fetch.
-import { stripControlCharacters } from '../core/terminal-text.js';
+import { onOneLine, stripControlCharacters } from '../core/terminal-text.js';
 
 /** A flag as the completion sees it (oclif's manifest entry, reduced). */
 export interface CompletionFlag {
@@ -278,7 +278,7 @@ export function renderAnswer(
   return answer.candidates
     .filter((c) => c.value !== '' && !/[\t\n]/.test(c.value) && stripControlCharacters(c.value) === c.value)
     .map((c) => {
-      const description = stripControlCharacters(c.description ?? '').replace(/[\t\n]+/g, ' ');
+      const description = onOneLine(c.description ?? '').replace(/\t+/g, ' ');
       if (shell === 'powershell') return `${powershellWord(c.value)}\t${c.value}\t${description}\n`;
       return `${description === '' ? c.value : `${c.value}\t${description}`}\n`;
     })

@@ -1,7 +1,7 @@
 // The rows of a list as gh prints them: on a terminal a table whose columns are fitted to the width (the
 // layout is table.ts's, its text-width libraries loaded only for a terminal), piped tab-separated fields with no header, nothing cut.
 import { styleText } from 'node:util';
-import { stripControlCharacters } from '../core/terminal-text.js';
+import { onOneLine, stripControlCharacters } from '../core/terminal-text.js';
 import { relativeTime } from './relative-time.js';
 import type { Style } from './segment.js';
 import { tableLayout } from './table.js';
@@ -96,12 +96,12 @@ export async function terminalTable<Row extends object>(
   };
 }
 
-/** A tab or line break inside a cell would split its row or column: it becomes a space. */
+/** A tab inside a cell would split its column: it becomes a space, as a line break does (cellText). */
 function oneLine(cell: string): string {
-  return cell.replace(/[\t\r\n]+/g, ' ');
+  return cell.replace(/\t+/g, ' ');
 }
 
 function cellText(value: unknown): string {
   if (value === undefined || value === null) return '';
-  return stripControlCharacters(typeof value === 'object' ? JSON.stringify(value) : String(value));
+  return onOneLine(typeof value === 'object' ? JSON.stringify(value) : String(value));
 }

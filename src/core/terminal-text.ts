@@ -54,11 +54,13 @@ function withoutStringSequences(text: string): string {
 }
 
 /**
- * `text` as `stripControlCharacters` leaves it, each run of its line breaks then one space, as a table cell
- * shows them: a service's string put on a line of gds's own (`Table:  orders`) cannot start a line that
- * looks like the next one (`orders\nState:  CERTIFIED`). The other vertical separators (\r, \v, \f, NEL,
- * U+2028, U+2029) are control or separator characters: stripped, as in a cell.
+ * `text` on one line, for a service's string put on a line of gds's own (`Table:  orders`, `Signed in as …`, a
+ * table cell): each run of its line breaks and line or paragraph separators (\n, \r, \v, \f, NEL, U+2028,
+ * U+2029) reads as one space, and the rest is as `stripControlCharacters` leaves it. So no string starts a
+ * line that looks like the next one of gds's (`orders\nState:  CERTIFIED`, `x\u2028✓ Certified`), and words a
+ * separator divides stay apart (`a\rb` is `a b`, not `ab`). The separators become line breaks before the
+ * stripping, which ends an escape sequence left open at the end of its line, as it would at a \n.
  */
 export function onOneLine(text: string): string {
-  return stripControlCharacters(text).replace(/\n+/g, ' ');
+  return stripControlCharacters(text.replace(/[\r\v\f\u0085\u2028\u2029]/g, '\n')).replace(/\n+/g, ' ');
 }

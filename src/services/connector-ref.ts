@@ -7,6 +7,7 @@ import { ApiError } from '../client/errors.js';
 import type { Connector } from '../client/areas/connectors.js';
 import { closest } from '../core/did-you-mean.js';
 import { echoed } from '../core/echo.js';
+import { onOneLine } from '../core/terminal-text.js';
 
 export type ConnectorRefClient = Pick<ApiClient, 'connectors'>;
 
@@ -25,7 +26,7 @@ export function connectorsOf(client: ConnectorRefClient, signal?: AbortSignal): 
 
 /** The connectors as the errors list them, one a line: id, name, environment. */
 export function connectorLines(connectors: readonly Connector[]): string {
-  return connectors.map((c) => `  ${c.id}  ${c.name}  ${c.environmentLabel}`).join('\n');
+  return connectors.map((c) => onOneLine(`  ${c.id}  ${c.name}  ${c.environmentLabel}`)).join('\n');
 }
 
 /** The connector `ref` names, by id or else by name; exit 5 with "did you mean" when none does. */

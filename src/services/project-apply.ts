@@ -35,6 +35,7 @@ import { pushArtifact } from './artifacts.js';
 import { slugOf } from '../core/table-slug.js';
 import { nodeSelector } from '../core/dbt/node-selector.js';
 import { shellWord } from '../core/shell-word.js';
+import { onOneLine } from '../core/terminal-text.js';
 
 export type ApplyClient = Pick<
   ApiClient,
@@ -265,7 +266,7 @@ async function applyTable(
     throw new StepFailure(
       'adopt',
       table.tableId,
-      new CliError(`${table.table} is ${table.reason ?? 'owned elsewhere'}`, {
+      new CliError(`${table.table} is ${onOneLine(table.reason ?? 'owned elsewhere')}`, {
         exitCode: ExitCode.Conflict,
         code: 'owned_elsewhere',
         // --exclude takes the dbt node's name, --adopt the table's (a promoted table's is not the model's).
@@ -434,7 +435,7 @@ function heldByAnother(
       ? `its source ${artifact.source}`
       : `a name of the same slug (${slugOf(artifact.table)}), and the service holds one table a slug`;
   return new CliError(
-    `${artifact.table} was to be a new table, but table ${existing.name} (${existing.id}) was registered meanwhile with ${by}: apply does not make it ${artifact.table} (a rename).`,
+    `${artifact.table} was to be a new table, but table ${onOneLine(existing.name)} (${existing.id}) was registered meanwhile with ${by}: apply does not make it ${artifact.table} (a rename).`,
     {
       exitCode: ExitCode.Conflict,
       code: 'name_conflict',

@@ -81,6 +81,7 @@ import { nodeSelector } from '../core/dbt/node-selector.js';
 import { loadGateDiffLibraries, unifiedDiff } from '../core/gate-diff.js';
 import { longerThan } from '../core/text-bounds.js';
 import { shellWord } from '../core/shell-word.js';
+import { onOneLine } from '../core/terminal-text.js';
 
 /** What the service holds of `held`, as a saved plan records it. */
 export function seenOf(held: HeldTable): Seen {
@@ -207,7 +208,7 @@ export function chooseConnector(
     // names no entry for it): never planned, nor applied, in the connector's environment instead of --env's.
     if (env !== undefined && named.environmentLabel !== env)
       throw new CliError(
-        `--env ${env}, but connector ${named.name} (${named.id}) is in ${named.environmentLabel}.`,
+        `--env ${env}, but connector ${onOneLine(named.name)} (${named.id}) is in ${onOneLine(named.environmentLabel)}.`,
         {
           exitCode: ExitCode.Usage,
           code: 'connector_environment_mismatch',

@@ -4,6 +4,7 @@ import type { TableColumns } from '../contract/types.js';
 import { REQUEST_BODY_LIMIT_BYTES } from '../core/artifact-bounds.js';
 import { checkValues, describeProblems } from '../core/record-values.js';
 import type { InputRow, RowError } from './records-input-row.js';
+import { onOneLine } from '../core/terminal-text.js';
 
 /** The bytes of a request body around its one row: `{"records":[` and `]}`. */
 const MAX_BODY_FRAME = '{"records":[]}'.length;
@@ -59,7 +60,10 @@ function check(values: Record<string, unknown>, rules: ItemRules): RowError['err
   if (problems === null) return undefined;
   return {
     code: 'invalid_record',
-    message: `The row does not fit table ${table.name}: ${describeProblems(problems, table.columns)}.`,
+    // One line: the table's name and its columns' are the service's (a refused row is one line of stderr).
+    message: onOneLine(
+      `The row does not fit table ${table.name}: ${describeProblems(problems, table.columns)}.`,
+    ),
     details: problems,
   };
 }

@@ -28,6 +28,7 @@ import {
   type ImportState,
 } from './records-import-state.js';
 import { echoed } from '../core/echo.js';
+import { onOneLine } from '../core/terminal-text.js';
 
 export type { ImportFormat, RowError } from './records-input-row.js';
 export type { ImportClient } from './records-import-send.js';
@@ -225,7 +226,7 @@ function checkTable(table: TableColumns, tableId: string, key: string | undefine
   if (table.mode === 'MODE_A') {
     // The service refuses every write to it (400 read_only_table): said before a row is read, --dry-run too.
     throw new CliError(
-      `Table ${table.name} is a Mode A (connector-backed) table: its rows are read from the warehouse and the service never writes them.`,
+      `Table ${onOneLine(table.name)} is a Mode A (connector-backed) table: its rows are read from the warehouse and the service never writes them.`,
       {
         exitCode: ExitCode.Refused,
         code: 'read_only_table',

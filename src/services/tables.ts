@@ -4,6 +4,7 @@ import { CliError, ExitCode } from '../core/errors.js';
 import type { ApiClient } from '../client/index.js';
 import { type PollOptions, pollUntil } from './poll.js';
 import type { DeletedTable, LifecycleState, TableListRow, TableStatus } from '../client/areas/tables.js';
+import { onOneLine } from '../core/terminal-text.js';
 
 export type TablesClient = Pick<ApiClient, 'tables'>;
 
@@ -87,7 +88,7 @@ export async function deleteTable(
 ): Promise<DeletedTable> {
   const table = await client.tables.status(tableId);
   if (table.mode !== 'MODE_B' && !(await confirm(table))) {
-    throw new CliError(`Not deleted: ${table.name} (${table.id}) is unchanged.`, {
+    throw new CliError(`Not deleted: ${onOneLine(table.name)} (${onOneLine(table.id)}) is unchanged.`, {
       exitCode: ExitCode.Failure,
       code: 'not_confirmed',
       suggestion: `Answer y to delete, or pass --yes to skip the question.`,

@@ -51,9 +51,12 @@ describe('stripControlCharacters', () => {
 });
 
 describe('onOneLine', () => {
-  it('shows each run of line breaks as one space, the other separators stripped: no line of a view is forged', () => {
+  it('shows each run of line breaks and separators as one space: no line of a view is forged, no words joined', () => {
     expect(onOneLine('orders\nState:  CERTIFIED')).toBe('orders State:  CERTIFIED');
-    expect(onOneLine('a\r\nb\n\nc\u2028d\u2029e\u000bf\u000cg\u0085h\ri')).toBe('a b cdefghi');
+    expect(onOneLine('a\r\nb\n\nc\u2028d\u2029e\u000bf\u000cg\u0085h\ri')).toBe('a b c d e f g h i');
+    expect(onOneLine('x\u2028\u2029\r✓ Certified')).toBe('x ✓ Certified');
+    // An escape sequence left open ends at a separator as at a line break: what follows it is shown.
+    expect(onOneLine('a\u001b]8;;http://evil\rb')).toBe('a b');
     expect(onOneLine('tabs\tstay, \u001b[2Jescapes go')).toBe('tabs\tstay, escapes go');
   });
 });

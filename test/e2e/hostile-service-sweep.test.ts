@@ -210,7 +210,7 @@ describe('a service whose every string carries terminal control sequences', () =
     }
     expect(leaks).toEqual([]);
     const status = await gds(['status', server.table('orders').id], true);
-    expect(status.stdout).toMatch(/^Table: +ordersXEVIL /m);
+    expect(status.stdout).toMatch(/^Table: +ordersX EVIL /m);
   });
 
   it('piped: stderr clean; stdout clean but for the documents passed on as the service gave them', async () => {

@@ -68,7 +68,7 @@ describe('shell completion of what the service holds', () => {
     expect(values.some((v) => v?.startsWith('customers\u0020'))).toBe(false);
     // ... and their tables are still offered by id, the name shown clean beside it.
     const ordersLine = lines.find((line) => line.startsWith(`${server.table('orders').id}\t`));
-    expect(ordersLine).toBe(`${server.table('orders').id}\tordersEVIL dev QUARANTINED`);
+    expect(ordersLine).toBe(`${server.table('orders').id}\torders EVIL dev QUARANTINED`);
     const customersLine = lines.find((line) => line.startsWith(`${server.table('customers').id}\t`));
     expect(customersLine).toMatch(/\tcustomers list --token=x dev CERTIFIED$/);
     // A plain name is still a value.

@@ -8,6 +8,7 @@ import type { SavedProfile } from '../../auth/profiles.js';
 import { login, loginBaseUrl } from '../../auth/login.js';
 import { describeStorage } from '../../auth/secret-store.js';
 import { updateConfig } from '../../auth/config.js';
+import { onOneLine } from '../../core/terminal-text.js';
 
 export default class AuthLogin extends BaseCommand<typeof AuthLogin> {
   static override summary =
@@ -117,6 +118,8 @@ async function recordEmail(
     });
   } catch (error) {
     const why = (error instanceof Error ? error.message : String(error)).replace(/\.$/, '');
-    warn(`You are signed in, but your e-mail ${email} was not recorded in profile ${saved.name} (${why}).`);
+    warn(
+      `You are signed in, but your e-mail ${onOneLine(email)} was not recorded in profile ${saved.name} (${why}).`,
+    );
   }
 }

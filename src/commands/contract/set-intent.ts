@@ -64,13 +64,13 @@ export default class ContractSetIntent extends ApiCommand<typeof ContractSetInte
       this.out.record(contract);
       return;
     }
-    this.out.print(`Contract of ${this.args.tableId} (${contract.status}):`);
-    this.out.print(`  intent:            ${contract.intent ?? '-'}`);
-    this.out.print(`  allowed consumers: ${contract.allowedConsumers.join(', ') || '-'}`);
-    this.out.print(`  grain:             ${contract.grain || '-'}`);
-    this.out.print(
+    this.out.printField(`Contract of ${this.args.tableId} (${contract.status}):`);
+    this.out.printField(`  intent:            ${contract.intent ?? '-'}`);
+    this.out.printField(`  allowed consumers: ${contract.allowedConsumers.join(', ') || '-'}`);
+    this.out.printField(`  grain:             ${contract.grain || '-'}`);
+    this.out.printField(
       `  grain type / key:  ${contract.grainType ?? '-'} / ${contract.grainKeyColumns.join(', ') || '-'}`,
     );
-    this.out.print(`  meaning:           ${contract.meaning || '-'}`);
+    this.out.printField(`  meaning:           ${contract.meaning || '-'}`);
   }
 }

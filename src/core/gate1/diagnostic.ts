@@ -14,13 +14,22 @@ export interface Diagnostic {
   message: string;
 }
 
+const LINE_BREAKS = /[\n\r\v\f\u0085\u2028\u2029]+/g;
 const CONTROL_CHARACTERS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 
-/** The three parts of a compiler-style line (location, severity, the rest), for callers that colour the severity. */
+/**
+ * The three parts of a compiler-style line (location, severity, the rest), for callers that colour the severity.
+ * Each on one line, its line breaks spaces as onOneLine makes them (the service's diagnostics are shown under an
+ * error: a line break in one, its severity too, would start a line of gds's own), its other controls `?`.
+ */
 export function diagnosticParts(d: Diagnostic): [location: string, severity: string, rest: string] {
-  const clean = (s: string) => s.replace(CONTROL_CHARACTERS, '?').replaceAll('\n', ' ');
+  const clean = (s: string) => s.replace(LINE_BREAKS, ' ').replace(CONTROL_CHARACTERS, '?');
   const where = d.path ? ` ${d.path}` : '';
-  return [clean(`${d.file}:${d.line}:${d.column}`), d.severity, clean(`${where}: ${d.message} (${d.code})`)];
+  return [
+    clean(`${d.file}:${d.line}:${d.column}`),
+    clean(d.severity),
+    clean(`${where}: ${d.message} (${d.code})`),
+  ];
 }
 
 /** A compiler-style line: `gate1.yml:12:9 error customPredicates[1].sql: message (code)`. */

@@ -1,0 +1,197 @@
+// A service's string shown inside a line of gds's own (a detail view's `Table:  orders`, the e-mail of
+// `whoami`, a table cell, an error's message and its diagnostics, gate suggest's `# …` comment lines) stays on
+// that line, whichever line break or separator it carries (\n, \r, U+2028): each run of them reads as one
+// space (onOneLine, src/core/terminal-text.ts), so that no string of the service starts a line that reads as
+// gds's (`Forged: CERTIFIED`, `✓ …`, `Warning: …`), and the words it divides stay apart. Under --json the
+// string is the service's, whole, its separators escaped.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runInProcess } from '../helpers/run-in-process.js';
+import type { TestServer } from '../helpers/server.js';
+import { startRewritingProxy } from '../helpers/rewriting-proxy.js';
+import type { RewritingProxy } from '../helpers/rewriting-proxy.js';
+import { startTestServer } from './test-server.js';
+
+/** What each string of the service ends with: a separator, then what would read as a line of gds's. */
+const forged = (separator: string) => `${separator}Forged: CERTIFIED`;
+/** A line of gds's output that a service's string started. */
+const FORGED_LINE = /^\W*Forged:/u;
+
+let server: TestServer;
+let dir: string;
+let proxy: RewritingProxy | undefined;
+let tail = forged('\n');
+let answerError = false;
+
+/** `value` with `tail` after every string but an id's, a token's or a table's mode (which gds acts on). */
+function poisoned(value: unknown, key = ''): unknown {
+  if (typeof value === 'string') return /^(id|token|mode)$|(Id|Token)$/.test(key) ? value : `${value}${tail}`;
+  if (Array.isArray(value)) return value.map((item) => poisoned(item, key));
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, poisoned(v, k)]));
+}
+
+/** A 409 whose every string ends with the tail, a gate1.yml diagnostic among its details. */
+const conflict = () =>
+  JSON.stringify(
+    poisoned({
+      error: {
+        code: 'conflict',
+        message: 'Refused',
+        details: {
+          reason: 'why',
+          diagnostics: [
+            {
+              file: 'gate1.yml',
+              line: 1,
+              column: 2,
+              severity: 'error',
+              path: 'a',
+              message: 'bad',
+              code: 'c',
+            },
+          ],
+        },
+      },
+    }),
+  );
+
+beforeAll(async () => {
+  server = await startTestServer();
+  dir = await mkdtemp(join(tmpdir(), 'gds-e2e-one-line-'));
+  proxy = await startRewritingProxy(server.url, {
+    rewrite: (text, type) =>
+      type.includes('json') && text !== '' ? JSON.stringify(poisoned(JSON.parse(text))) : text,
+    intercept: (_request, response) => {
+      if (!answerError) return false;
+      response.writeHead(409, { 'Content-Type': 'application/json' }).end(conflict());
+      return true;
+    },
+  });
+});
+
+afterAll(async () => {
+  await proxy?.close();
+  await rm(dir, { recursive: true, force: true });
+  await server?.close();
+});
+
+/** gds through the proxy; `terminal`: stdout, stdin and stderr as on a terminal; `input`: its stdin. */
+function gds(args: string[], terminal = false, input?: string) {
+  const env: Record<string, string> = { NO_COLOR: '1', GDS_SECRET_STORAGE: 'file' };
+  env['SERVICE_API_URL'] = proxy?.url ?? '';
+  env['SERVICE_TOKEN'] = server.user('OWNER').cliToken;
+  env['GDS_CONFIG_DIR'] = join(dir, 'config');
+  env['XDG_CACHE_HOME'] = join(dir, 'cache');
+  if (terminal) env['GDS_FORCE_TTY'] = '1';
+  return runInProcess(args, { terminal, env, ...(input === undefined ? {} : { input }) });
+}
+
+/** The lines of stdout and stderr that a service's string started. */
+const forgedLines = (r: { stdout: string; stderr: string }) =>
+  `${r.stdout}\n${r.stderr}`.split('\n').filter((line) => FORGED_LINE.test(line));
+
+describe.each([
+  ['a line break', '\n'],
+  ['a carriage return', '\r'],
+  ['CR LF', '\r\n'],
+  ['a line separator (U+2028)', '\u2028'],
+])("a service's strings ending with %s", (name, separator) => {
+  const shown = 'Forged: CERTIFIED';
+
+  it('stay on their line of a detail view, piped and on a terminal: the separator reads as a space', async () => {
+    tail = forged(separator);
+    const orders = server.table('orders').id;
+    for (const terminal of [false, true]) {
+      const status = await gds(['status', orders], terminal);
+      expect(status.code, status.stderr).toBe(0);
+      expect(forgedLines(status)).toEqual([]);
+      expect(status.stdout).toMatch(new RegExp(`^Table: +orders ${shown} \\(${orders}\\)$`, 'm'));
+      // The e-mail of the person signed in, as whoami and auth status say it.
+      for (const args of [['whoami'], ['auth', 'status']]) {
+        const r = await gds(args, terminal);
+        expect(r.code, r.stderr).toBe(0);
+        expect(forgedLines(r)).toEqual([]);
+        expect(r.stdout).toContain(`owner@example.com ${shown}`);
+      }
+    }
+    // Under --json the string is the service's, whole.
+    const json = await gds(['status', orders, '--json']);
+    expect((JSON.parse(json.stdout) as { name: string }).name).toBe(`orders${forged(separator)}`);
+  });
+
+  it('stay in their cell of a list: the name of a table, the owner, a connector, a member', async () => {
+    tail = forged(separator);
+    for (const args of [['list'], ['connectors', 'list'], ['members', 'list']]) {
+      const r = await gds(args);
+      expect(r.code, r.stderr).toBe(0);
+      expect(forgedLines(r)).toEqual([]);
+      expect(r.stdout).toContain(shown);
+    }
+    const list = await gds(['list']);
+    expect(list.stdout).toMatch(new RegExp(`\\torders ${shown}\\t`));
+  });
+
+  it("say an error's message and its diagnostics on gds's lines", async () => {
+    tail = forged(separator);
+    answerError = true;
+    try {
+      for (const terminal of [false, true]) {
+        const r = await gds(['status', server.table('orders').id], terminal);
+        expect(r.code).toBe(6);
+        expect(forgedLines(r)).toEqual([]);
+        expect(r.stderr).toMatch(new RegExp(`^Error: Refused ${shown}`, 'm'));
+        expect(r.stderr).toMatch(
+          new RegExp(`^ {2}gate1\\.yml ${shown}:1:2 error ${shown} a ${shown}: bad`, 'm'),
+        );
+      }
+    } finally {
+      answerError = false;
+    }
+  });
+
+  it('stay on the line of a view a write says back, and of a refusal gds words', async () => {
+    tail = forged(separator);
+    // A meaning of its own each time: the same one again is no change, and no view.
+    const meaning = `meant for ${name}`;
+    const contract = await gds([
+      'contract',
+      'set-intent',
+      server.table('customers').id,
+      '--meaning',
+      meaning,
+    ]);
+    expect(contract.code, contract.stderr).toBe(0);
+    expect(forgedLines(contract)).toEqual([]);
+    expect(contract.stdout).toContain(`  meaning:           ${meaning} ${shown}\n`);
+    // A row that does not fit: gds says so before sending it, naming the table and columns as the service does.
+    const refused = await gds(
+      ['records', 'import', server.table('crm_contacts').id, '-f', '-'],
+      false,
+      '{"a":1}\n',
+    );
+    expect(refused.code).not.toBe(0);
+    expect(forgedLines(refused)).toEqual([]);
+    expect(refused.stderr).toContain(`The row does not fit table crm_contacts ${shown}: `);
+    // customers is connector-backed (Mode A): gds refuses to import into it before a row is read.
+    const modeA = await gds(
+      ['records', 'import', server.table('customers').id, '-f', '-'],
+      false,
+      '{"a":1}\n',
+    );
+    expect(modeA.code).toBe(7);
+    expect(forgedLines(modeA)).toEqual([]);
+    expect(modeA.stderr).toMatch(new RegExp(`^Error: Table customers ${shown} is a Mode A`, 'm'));
+  });
+
+  it("keep gate suggest's comment lines comments", async () => {
+    tail = forged(separator);
+    const r = await gds(['gate', 'suggest', server.table('orders').id]);
+    expect(r.code, r.stderr).toBe(0);
+    const comments = r.stderr.split('\n').filter((line) => line !== '');
+    expect(comments.length).toBeGreaterThan(0);
+    for (const line of comments) expect(line).toMatch(/^# /);
+  });
+});
