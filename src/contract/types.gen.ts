@@ -4132,7 +4132,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The workspace's connectors. */
+            /** @description The workspace's connectors, oldest first, connectors made at the same moment by id: an environment's first ACTIVE connector here is the one a promotion without `connectorId` lands on (how `gds plan` says where a promotion would land). */
             200: {
                 headers: {
                     [name: string]: unknown;

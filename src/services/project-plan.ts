@@ -1145,8 +1145,9 @@ async function promotableOf(
 
 /**
  * The holders of `promotable` (each a table of another environment) whose promotion to `env` would land. The
- * service promotes onto env's first active connector (importBundle picks it so too) and registers the table
- * there on that connector's schema, as the same object: where that object is not there (the models not built in
+ * service promotes onto env's first active connector in the list's order (the contract's: oldest first, then
+ * id, as the service picks it; importBundle picks it so too) and registers the table there on that connector's
+ * schema, as the same object: where that object is not there (the models not built in
  * env yet), the promotion is refused (400 unknown_source); where the connector reads the holder's own schema
  * (two environments' connectors on one schema), it would take again the source the holder holds, and is refused
  * (409 source_conflict). Where env has no active connector, none lands, nor a holder with no source (a custody

@@ -11,6 +11,7 @@ import { listWarehouseObjects } from '../warehouse.js';
 export function connectorRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.get('/api/connectors', async (request) => {
     const caller = requireManagement(await callerOf(ctx, request), 'workspace:write:definition', true);
+    // The contract's order, targetConnector's: a client takes an environment's first ACTIVE one as a promotion's.
     const connectors = await ctx.db.query<{
       id: string;
       name: string;
@@ -19,7 +20,7 @@ export function connectorRoutes(app: FastifyInstance, ctx: AppContext): void {
       environmentLabel: string;
     }>(
       `SELECT id, name, type, status, environment_label AS "environmentLabel"
-         FROM gds.connectors WHERE workspace_id = $1 ORDER BY created_at, name`,
+         FROM gds.connectors WHERE workspace_id = $1 ORDER BY created_at, id`,
       [caller.workspaceId],
     );
     return { connectors };
