@@ -54,6 +54,9 @@ vi.mock('../../src/auth/profiles.js', async (importOriginal) => {
 });
 
 /** A device-flow authorization server (and the service's revoke endpoint) whose token poll waits for `answer`. */
+/** What the stand-in service's e-mails end with: a hostile service's line break and a line of gds's after it. */
+let emailTail = '';
+
 async function heldAuthorizationServer(whoAmI?: () => Promise<void>) {
   let base = '';
   let polled!: () => void;
@@ -91,7 +94,7 @@ async function heldAuthorizationServer(whoAmI?: () => Promise<void>) {
       const who = request.headers.authorization === 'Bearer second-access' ? 'second' : 'first';
       void whoAmI().then(() =>
         json(response, 200, {
-          user: { id: `usr_${who}`, email: `${who}@example.com`, displayName: who },
+          user: { id: `usr_${who}`, email: `${who}@example.com${emailTail}`, displayName: who },
           workspace: { id: 'ws_1', name: 'one' },
           role: 'OWNER',
           token: { kind: 'session', audience: 'session', scopes: [], environment: null },
@@ -148,6 +151,7 @@ let closeServer: (() => Promise<void>) | undefined;
 afterEach(async () => {
   await closeServer?.();
   closeServer = undefined;
+  emailTail = '';
 });
 
 const seconds = [
@@ -333,9 +337,14 @@ describe('gds auth login --profile ci, and another command saves into ci while i
     expect(ci?.user).toBeUndefined();
   }, 60_000);
 
-  it.each([true, false])(
-    'the config lock held past its wait when the e-mail is written (--json %s): a warning, exit 0, the sign-in saved',
-    async (json) => {
+  it.each([
+    [true, ''],
+    [false, ''],
+    [false, '\nForged: CERTIFIED'],
+  ])(
+    'the config lock held past its wait when the e-mail is written (--json %s, e-mail ending %j): a warning, exit 0, the sign-in saved',
+    async (json, tail) => {
+      emailTail = tail;
       let release!: () => void;
       const released = new Promise<void>((resolve) => (release = resolve));
       let holding: Promise<void> | undefined;
@@ -366,10 +375,16 @@ describe('gds auth login --profile ci, and another command saves into ci while i
         expect(ndjson(r.stderr).filter((line) => line.error !== undefined)).toEqual([]);
       } else {
         // For people: the sign-in said as without the failure, and the one warning why the e-mail is missing.
+        // The service's e-mail stays on gds's lines: its line break reads as a space.
+        const email = `first@example\\.com${tail === '' ? '' : ' Forged: CERTIFIED'}`;
         expect(r.stderr).toMatch(
-          /^Warning: You are signed in, but your e-mail first@example\.com was not recorded in profile ci \(.+\)\.$/m,
+          new RegExp(
+            `^Warning: You are signed in, but your e-mail ${email} was not recorded in profile ci \\(.+\\)\\.$`,
+            'm',
+          ),
         );
-        expect(r.stderr).toMatch(/Signed in as first@example\.com \(OWNER\)/);
+        expect(r.stderr).toMatch(new RegExp(`Signed in as ${email} \\(OWNER\\)`));
+        expect(r.stderr).not.toMatch(/^Forged/m);
         expect(r.stderr).toMatch(/Profile ci: tokens stored in/);
         expect(r.stderr).not.toMatch(/^Error/m);
       }

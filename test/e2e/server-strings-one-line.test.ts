@@ -61,6 +61,11 @@ const conflict = () =>
 beforeAll(async () => {
   server = await startTestServer();
   dir = await mkdtemp(join(tmpdir(), 'gds-e2e-one-line-'));
+  // A second table named customers, in production: a name that denotes two tables lists them.
+  await server.sql('UPDATE gds.tables SET name = $2 WHERE id = $1', [
+    server.table('customers_production').id,
+    'customers',
+  ]);
   proxy = await startRewritingProxy(server.url, {
     rewrite: (text, type) =>
       type.includes('json') && text !== '' ? JSON.stringify(poisoned(JSON.parse(text))) : text,
@@ -184,6 +189,15 @@ describe.each([
     expect(modeA.code).toBe(7);
     expect(forgedLines(modeA)).toEqual([]);
     expect(modeA.stderr).toMatch(new RegExp(`^Error: Table customers ${shown} is a Mode A`, 'm'));
+  });
+
+  it('list the tables a name denotes, each on its line', async () => {
+    tail = forged(separator);
+    const r = await gds(['status', 'customers']);
+    expect(r.code).toBe(2);
+    expect(forgedLines(r)).toEqual([]);
+    expect(r.stderr).toMatch(/^Error: 2 tables are named customers:$/m);
+    expect(r.stderr).toMatch(new RegExp(`^ {2}tbl_\\w+ {2}production ${shown} {2}\\w+ ${shown}$`, 'm'));
   });
 
   it("keep gate suggest's comment lines comments", async () => {

@@ -109,7 +109,7 @@ export default class AuthStatus extends BaseCommand<typeof AuthStatus> {
     }
     if (status.signedIn) return;
     this.out.print(this.out.style('yellow', 'Not signed in:'));
-    for (const problem of status.problems) this.out.printField(`  ${problem}`);
+    for (const problem of status.problems) this.out.print(`  ${problem}`);
     this.out.print(
       'Get credentials with `gds auth set --token <t> --base <url>`, `gds auth login`, or SERVICE_TOKEN in CI.',
     );
