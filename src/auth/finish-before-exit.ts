@@ -9,8 +9,9 @@
 // (GDS_LOCK_WAIT_MS, longer than the bound) stops waiting at the signal, and the tokens are shown instead
 // (a refresh's) or the token to revoke is named (an issue's). A request still unanswered when the bound ends
 // is said as such before the exit (the service may have issued or spent a token gds never heard of); a save
-// that did finish is said, as without the signal, before the exit; one cut short (a second signal, or the bound)
-// is said unfinished, its tokens shown (a refresh's) or named (an issue's).
+// that did finish is said, as without the signal, before the exit, and the exit says no "Interrupted." error
+// after it (the outcome stands); one cut short (a second signal, or the bound) is said unfinished, its tokens
+// shown (a refresh's) or named (an issue's).
 
 import { debugLog } from './debug-log.js';
 
@@ -32,8 +33,12 @@ export interface HeldWorkSay<T> {
   failure?: (error: unknown) => void;
   /** `work` had not said it was saving when the wait ended: its request was still out, its answer unknown. */
   unanswered?: (signal: NodeJS.Signals) => void;
-  /** What `work` did: it finished (saved) before the exit. */
-  done?: (result: T) => void;
+  /**
+   * What `work` did: it finished (saved, or showed its answer) before the exit, and that is the command's outcome.
+   * Given, the exit follows it without the command's own Ctrl-C handler, whose "Interrupted." (an error line
+   * under --json) would contradict it: `done` says the interruption itself, if at all, as a notice.
+   */
+  done?: (result: T, signal: NodeJS.Signals) => void;
 }
 
 /**
@@ -59,7 +64,8 @@ export async function finishBeforeExit<T>(
   let restored = false;
   let saveBoundMs: number | undefined;
   let saveCut: SaveCut | undefined;
-  let failureSaid = false;
+  // What became of `work` was said (its failure, its cut, or its outcome): the command's handler says nothing more.
+  let said = false;
   let settled = false;
   const interrupted = new AbortController();
 
@@ -78,14 +84,14 @@ export async function finishBeforeExit<T>(
     const cut = settled ? undefined : saveBoundMs === undefined ? say.unanswered : saveCut;
     if (cut !== undefined) {
       cut(signal);
-      failureSaid = true;
+      said = true;
     }
     // Ctrl-C goes to the command's own handler (it says "Interrupted" and exits 130). Not SIGTERM: its
     // only listener may be signal-exit's (proper-lockfile), which would kill the process by the signal
     // again instead of letting it exit 143.
-    // Not when the failure was said: it is the interruption's message (the handler would say "Interrupted" again).
-    if (signal === 'SIGINT' && !failureSaid && process.listenerCount(signal) > 0)
-      process.emit(signal, signal);
+    // Not when what became of `work` was said: a failure is the interruption's message (the handler would say
+    // "Interrupted" again), an outcome stands (an "Interrupted." error after it would deny it).
+    if (signal === 'SIGINT' && !said && process.listenerCount(signal) > 0) process.emit(signal, signal);
     process.exit(EXIT_CODES[signal]);
   };
   function hold(signal: HeldSignal) {
@@ -111,13 +117,16 @@ export async function finishBeforeExit<T>(
   try {
     const result = await work(saving, interrupted.signal);
     settled = true;
-    if (caught !== undefined) say.done?.(result);
+    if (caught !== undefined && say.done !== undefined) {
+      say.done(result, caught);
+      said = true;
+    }
     return result;
   } catch (error) {
     settled = true;
     if (caught !== undefined && say.failure !== undefined) {
       say.failure(error);
-      failureSaid = true;
+      said = true;
     }
     throw error;
   } finally {

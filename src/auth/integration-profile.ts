@@ -64,8 +64,11 @@ export async function saveIntegrationTokens<T extends ObtainedIntegrationTokens>
   profileName: string,
   obtain: () => Promise<T>,
   options: SaveIntegrationOptions & {
-    /** Says the save, as the command does once it returns, when a Ctrl-C or SIGTERM then ends gds at once. */
-    saySaved?: (saved: SavedIntegration<T>) => void;
+    /**
+     * Says the save, as the command does once it returns, when a Ctrl-C or SIGTERM (`signal`) then ends gds at once:
+     * with no "Interrupted." error after it (HeldWorkSay.done).
+     */
+    saySaved?: (saved: SavedIntegration<T>, signal: NodeJS.Signals) => void;
   },
 ): Promise<SavedIntegration<T>> {
   const name = checkProfileName(profileName);

@@ -195,6 +195,17 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     exitInterrupted(this.out, this.interruptDetails, signal, this.interruptAdvice);
   }
 
+  /**
+   * A held Ctrl-C or SIGTERM that ends gds (130, 143) once the work it waited for finished and its outcome was said
+   * (finish-before-exit.ts): a notice, under --json a warning line, never an error that would deny that outcome.
+   */
+  protected sayInterruptedAfter(signal: NodeJS.Signals, what: string): void {
+    this.out.interrupted();
+    const notice = `Interrupted${signal === 'SIGTERM' ? ' (SIGTERM)' : ''} after ${what}.`;
+    if (this.out.json) this.out.warn(notice);
+    else this.out.info(notice);
+  }
+
   private commandWords(): string {
     return (this.id ?? '').split(':').join(' ');
   }

@@ -7,6 +7,9 @@
 // interrupted error says so, and what to look for. A real gds process; the service here tells the test when the
 // request reached it and answers only when the test says; the answer goes out once gds's debug log says it holds
 // the signal, or never (gds ends at its own bound, then the service is closed).
+// A Ctrl-C whose held answer was then saved (or shown, without --save-profile) went on to the command's own Ctrl-C
+// handler: under --json its `{"error":{"message":"Interrupted."}}` followed the success record, denying it. The exit
+// is still the signal's (130, 143), said now with a notice (a warning line under --json), never an error.
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import { createServer as createSocketServer } from 'node:net';
@@ -150,6 +153,23 @@ const said = (stderr: string) =>
 const secrets = [tokens.accessToken, tokens.refreshToken, person];
 
 /**
+ * The outcome said on stdout stands: stderr says the interruption after it (`what`: "the save finished") as a
+ * notice, under --json one warning line, and no error (an `{"error":{"message":"Interrupted."}}` denied it).
+ */
+function interruptedAfter(stderr: string, signal: NodeJS.Signals, json: boolean, what: string) {
+  const lines = said(stderr);
+  const notice = `Interrupted${signal === 'SIGTERM' ? ' (SIGTERM)' : ''} after ${what}.`;
+  if (json) {
+    const records = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(records.filter((record) => 'error' in record)).toEqual([]);
+    expect(records).toContainEqual({ warning: { message: notice } });
+  } else {
+    expect(lines).toContain(notice);
+    expect(lines).not.toContain('Interrupted.');
+  }
+}
+
+/**
  * tokens issue (into ci, or not), `signal` sent while its request is out and never answered: gds ends at its own
  * bound with the one error saying the token may have been issued, to look for; nothing saved, no token shown.
  */
@@ -197,6 +217,7 @@ describe.each(['SIGTERM', 'SIGINT'] as const)(
           expect(text).toContain('Issued MANAGEMENT token tok_outAtSignal42');
           expect(text).toMatch(/Stored in profile ci/);
         }
+        interruptedAfter(r.stderr, signal, json, 'the save finished');
         for (const secret of secrets) expect(r.stdout + r.stderr).not.toContain(secret);
       },
       120_000,
@@ -208,11 +229,17 @@ describe.each(['SIGTERM', 'SIGINT'] as const)(
       120_000,
     );
 
-    it('tokens refresh, answered once the signal is held: saved into ci, and said, then the exit', async () => {
-      const r = await answeredOnceHeld('refresh', signal, false);
-      expect(said(r.stderr).join('\n')).toMatch(/Refreshed\.[^]*Stored in profile ci/);
-      for (const secret of [...secrets, given]) expect(r.stdout + r.stderr).not.toContain(secret);
-    }, 120_000);
+    it.each([true, false])(
+      'tokens refresh, answered once the signal is held (--json %s): saved into ci, and said, then the exit',
+      async (json) => {
+        const r = await answeredOnceHeld('refresh', signal, json);
+        if (json) expect(JSON.parse(r.stdout)).toMatchObject({ profile: 'ci', storage: 'file' });
+        else expect(said(r.stderr).join('\n')).toMatch(/Refreshed\.[^]*Stored in profile ci/);
+        interruptedAfter(r.stderr, signal, json, 'the save finished');
+        for (const secret of [...secrets, given]) expect(r.stdout + r.stderr).not.toContain(secret);
+      },
+      120_000,
+    );
 
     it('tokens refresh, no answer before gds ends: the refresh token it may have spent is said', async () => {
       const { env, gds } = await interrupted('refresh', signal, false);
@@ -252,7 +279,24 @@ describe.each(['SIGTERM', 'SIGINT'] as const)(
       const r = await gds.result;
       expect(r.code, r.stderr).toBe(exitCode);
       expect(JSON.parse(r.stdout)).toMatchObject({ id: 'tok_outAtSignal42', tokens });
+      interruptedAfter(r.stderr, signal, true, 'the token was shown');
     }, 120_000);
+
+    it.each([true, false])(
+      'tokens refresh, answered once the signal is held (--json %s): the tokens shown, then the exit',
+      async (json) => {
+        const { service, gds } = await interrupted('refresh', signal, json, { intoProfile: false });
+        await gds.holding;
+        service.answer();
+        const r = await gds.result;
+        expect(r.code, r.stderr).toBe(exitCode);
+        if (json) expect(JSON.parse(r.stdout)).toEqual({ tokens });
+        else expect(r.stdout).toContain(`Refresh token: ${tokens.refreshToken}`);
+        interruptedAfter(r.stderr, signal, json, 'the new tokens were shown');
+        for (const secret of [...secrets, given]) expect(r.stderr).not.toContain(secret);
+      },
+      120_000,
+    );
 
     it.each([true, false])(
       'tokens refresh, no answer before gds ends (--json %s): the refresh token it may have spent is said',

@@ -104,6 +104,7 @@ export default class TokensIssue extends ApiCommand<typeof TokensIssue> {
       {
         unanswered: (signal) =>
           this.out.error(redactError(requestUnanswered(signal, { issuing: name }), this.argv)),
+        done: (_, signal) => this.sayInterruptedAfter(signal, 'the token was shown'),
       },
     );
   }
@@ -126,7 +127,10 @@ export default class TokensIssue extends ApiCommand<typeof TokensIssue> {
         sayFailure: (error) => {
           if (error instanceof CliError) this.out.error(redactError(error, this.argv));
         },
-        saySaved: (done) => this.printSaved(done),
+        saySaved: (done, signal) => {
+          this.printSaved(done);
+          this.sayInterruptedAfter(signal, 'the save finished');
+        },
         warn: (message) => this.out.warn(message),
       },
     );

@@ -76,7 +76,10 @@ export default class TokensRefresh extends ApiCommand<typeof TokensRefresh> {
           sayFailure: (error) => {
             if (error instanceof CliError) this.out.error(redactError(error, this.argv));
           },
-          saySaved: (done) => this.printSaved(done),
+          saySaved: (done, signal) => {
+            this.printSaved(done);
+            this.sayInterruptedAfter(signal, 'the save finished');
+          },
           warn: (message) => this.out.warn(message),
         },
       );
@@ -93,7 +96,10 @@ export default class TokensRefresh extends ApiCommand<typeof TokensRefresh> {
         this.show(refreshed.tokens);
       },
       undefined,
-      { unanswered: (signal) => this.out.error(redactError(requestUnanswered(signal, {}), this.argv)) },
+      {
+        unanswered: (signal) => this.out.error(redactError(requestUnanswered(signal, {}), this.argv)),
+        done: (_, signal) => this.sayInterruptedAfter(signal, 'the new tokens were shown'),
+      },
     );
   }
 
