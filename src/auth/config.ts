@@ -179,6 +179,8 @@ function notRegularFile(path: string, what: string): CliError {
 export interface UpdateOptions {
   env?: Env;
   warn?: (message: string) => void;
+  /** Aborted, ends a wait for the config's lock (`interrupted`), as it ends withProfileLock's. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -191,18 +193,23 @@ export async function updateConfig<T>(
 ): Promise<T> {
   const dir = await ensureConfigDir(options.env);
   const path = join(dir, fileName);
-  return withLock(path, `${path}.lock`, async (assertHeld) => {
-    const config = await loadConfig(options);
-    const result = await change(config);
-    await replaceOrRemove(
-      dir,
-      path,
-      fileName,
-      isEmpty(config) ? undefined : `${JSON.stringify(config, null, 2)}\n`,
-      assertHeld,
-    );
-    return result;
-  });
+  return withLock(
+    path,
+    `${path}.lock`,
+    async (assertHeld) => {
+      const config = await loadConfig(options);
+      const result = await change(config);
+      await replaceOrRemove(
+        dir,
+        path,
+        fileName,
+        isEmpty(config) ? undefined : `${JSON.stringify(config, null, 2)}\n`,
+        assertHeld,
+      );
+      return result;
+    },
+    options.signal,
+  );
 }
 
 /** A config with no profile and no setting: updateConfig removes the file rather than write it. */
@@ -249,7 +256,8 @@ export async function withProfileLock<T>(
   const file = await acquireWithin(target, profileLockWaitMs(options.env), options.signal).catch(
     async (error: unknown) => {
       const locked = error instanceof CliError && error.code === 'config_locked';
-      if (locked && options.signal?.aborted === true) throw waitInterrupted(name, options.signal.reason);
+      if (locked && options.signal?.aborted === true)
+        throw waitInterrupted(`at work on profile ${name}`, options.signal.reason);
       throw await whoHoldsProfile(name, error, options.env);
     },
   );
@@ -294,10 +302,13 @@ async function retryPause(attempt: number, signal?: AbortSignal): Promise<void> 
   await sleep(ms, undefined, signal === undefined ? {} : { signal }).catch(() => undefined);
 }
 
-/** A wait for profile `name`'s lock that a Ctrl-C or SIGTERM ended (`reason`: the signal's name). */
-function waitInterrupted(name: string, reason: unknown): CliError {
+/**
+ * A wait for a lock that a Ctrl-C or SIGTERM ended (`reason`: the signal's name); `holder`: what the other gds
+ * does ("at work on profile ci").
+ */
+function waitInterrupted(holder: string, reason: unknown): CliError {
   const signal = reason === 'SIGTERM' ? ' (SIGTERM)' : '';
-  return new CliError(`Interrupted${signal} while waiting for another gds at work on profile ${name}.`, {
+  return new CliError(`Interrupted${signal} while waiting for another gds ${holder}.`, {
     exitCode: ExitCode.Interrupted,
     code: 'interrupted',
   });
@@ -457,8 +468,17 @@ async function withLock<T>(
   target: string,
   lockfilePath: string,
   fn: (assertHeld: () => Promise<void>, stillHeld: () => Promise<boolean>) => Promise<T>,
+  /** Aborted, ends the wait for the lock (see UpdateOptions.signal). */
+  signal?: AbortSignal,
 ): Promise<T> {
-  const held = await acquire(target, lockfilePath, lockOptions.retries);
+  const held =
+    signal === undefined
+      ? await acquire(target, lockfilePath, lockOptions.retries)
+      : await acquireWithin(target, defaultLockWaitMs, signal).catch((error: unknown) => {
+          const locked = error instanceof CliError && error.code === 'config_locked';
+          if (locked && signal.aborted) throw waitInterrupted(`writing ${target}`, signal.reason);
+          throw error;
+        });
   try {
     return await fn(held.assertHeld, held.stillHeld);
   } finally {

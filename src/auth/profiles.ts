@@ -33,6 +33,8 @@ export interface ProfileOptions {
   onlyCopy?: boolean;
   /** Whether the caller's lock of the profile is still its own (withProfileLock's stillHeld). */
   stillHeld?: () => Promise<boolean>;
+  /** Aborted (a Ctrl-C or SIGTERM finishBeforeExit holds), ends a wait for the config's lock (updateConfig). */
+  signal?: AbortSignal;
 }
 
 /** A profile's non-secret fields: everything but the secrets and where they are. */
@@ -319,14 +321,14 @@ export type SaveIfUnchanged = { saved: SavedProfile } | { changed: Profile | und
  * Saves into profile `name`, under its lock, only over the credentials `before` it held when the command read it,
  * ahead of a request that may have taken long (a sign-in, a token checked or minted): a sign-in into it, another
  * command's save or a logout meanwhile is neither replaced nor undone (sameCredentials; a renewal of `before` is no
- * change). `signal` ends a wait for the lock (withProfileLock).
+ * change). `signal` ends a wait for the profile's lock (withProfileLock) or the config's (updateConfig).
  */
 export async function saveIfUnchanged(
   name: string,
   before: Profile | undefined,
   fields: ProfileFields,
   secrets: ProfileSecrets,
-  options: ProfileOptions & { signal?: AbortSignal } = {},
+  options: ProfileOptions = {},
 ): Promise<SaveIfUnchanged> {
   return withProfileLock(
     name,

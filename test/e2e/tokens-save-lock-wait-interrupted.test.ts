@@ -10,12 +10,19 @@
 // place its tokens are. The signal ended gds 143 or 130 with the token saved nowhere and named nowhere. The signal
 // now ends the wait at once too: the tokens are still not shown (the person's sign-in issues another), and stderr
 // (the --json error record) says they were not saved and names the token to revoke.
+// Past ci's lock, the save waits for the config file's lock (~20 s) when another gds writes the config. The signal
+// did not end that wait: gds waited it out, then exited 1 (config_locked) or by the signal with nothing said. It
+// ends it now as it ends the wait for ci's lock, with the outcome said the same way.
 import { spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/auth/config.js';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig, updateConfig } from '../../src/auth/config.js';
+import { setStaticProfile } from '../../src/auth/profiles.js';
 import { cliEnv, collect, node24, repoRoot } from '../cli/helpers/cli-process.js';
 import { integrationAnswers } from '../helpers/integration-answers.js';
-import { lockedProfileCi } from '../helpers/held-profile-lock.js';
+import { answeringService, lockedProfileCi } from '../helpers/held-profile-lock.js';
 
 const { tokens, issued } = integrationAnswers('tok_waiting42');
 
@@ -27,9 +34,9 @@ afterEach(async () => {
 
 /**
  * gds from its sources (bin/dev.js through tsx: no build, so no other change in the checkout can keep it from
- * running), with `env` added. `waiting` settles once its GDS_DEBUG log says it waits for ci's lock.
+ * running), with `env` added. `waiting` settles once its GDS_DEBUG log says it waits for the lock `lock` (ci's).
  */
-function startGds(args: string[], env: Record<string, string>) {
+function startGds(args: string[], env: Record<string, string>, lock = 'profile-ci.lock') {
   const child = spawn(node24, ['--import', 'tsx', 'bin/dev.js', ...args], {
     cwd: repoRoot,
     env: cliEnv({ ...env, GDS_DEBUG: '1' }),
@@ -40,7 +47,7 @@ function startGds(args: string[], env: Record<string, string>) {
     let stderr = '';
     child.stderr.on('data', (chunk: string) => {
       stderr += chunk;
-      if (/profile-ci\.lock: held by another process; waiting up to/.test(stderr)) resolve();
+      if (stderr.includes(`${lock}: held by another process; waiting up to`)) resolve();
     });
     void result.then((r) =>
       reject(new Error(`gds ended (${r.code}) before waiting for the lock:\n${r.stderr}`)),
@@ -55,30 +62,80 @@ function startGds(args: string[], env: Record<string, string>) {
  */
 async function setUp(answer: unknown) {
   const { service, env, before } = await lockedProfileCi(answer, cleanup);
-  const interrupt = async (args: string[], signal: NodeJS.Signals, extra: Record<string, string> = {}) => {
+  return { env, before, interrupt: interrupting(service.url, env, 'profile-ci.lock') };
+}
+
+/** Runs gds with `args` and --save-profile ci --force, and sends it `signal` once it waits for the lock `lock`. */
+function interrupting(url: string, env: Record<string, string>, lock: string) {
+  return async (args: string[], signal: NodeJS.Signals, extra: Record<string, string> = {}) => {
     const gds = startGds(
       [...args, '--save-profile', 'ci', '--force'],
       // A wait far past any test's patience: the signal, not the wait's end, must end it.
-      { ...env, ...extra, SERVICE_API_URL: service.url, GDS_LOCK_WAIT_MS: '600000', NO_COLOR: '1' },
+      { ...env, ...extra, SERVICE_API_URL: url, GDS_LOCK_WAIT_MS: '600000', NO_COLOR: '1' },
+      lock,
     );
     await gds.waiting;
     gds.child.kill(signal);
     return gds.result;
   };
-  return { env, before, interrupt };
+}
+
+/**
+ * Profile ci (a static token, secrets in the file), a service answering `answer`, and the config file's lock held by
+ * the test, as another gds writing the config would; `interrupt` as setUp's, once gds waits for the config's lock.
+ */
+async function setUpConfigLocked(answer: unknown) {
+  const service = await answeringService(answer);
+  cleanup.push(service.close);
+  const env = {
+    GDS_CONFIG_DIR: join(await mkdtemp(join(tmpdir(), 'gds-config-locked-')), 'gds'),
+    GDS_SECRET_STORAGE: 'file',
+  };
+  await setStaticProfile({ name: 'ci', token: 'cli_oldProfileToken42', base: service.url }, { env });
+  const before = await loadConfig({ env });
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let taken!: () => void;
+  const holding = new Promise<void>((resolve) => (taken = resolve));
+  const writing = updateConfig(
+    async () => {
+      taken();
+      await released;
+    },
+    { env },
+  );
+  await holding;
+  cleanup.push(async () => {
+    release();
+    await writing;
+  });
+  return { env, before, interrupt: interrupting(service.url, env, 'config.json.lock') };
 }
 
 /** Lines of stderr that are not GDS_DEBUG's (`gds: …`). */
 const said = (stderr: string) =>
   stderr.split('\n').filter((line) => line !== '' && !line.startsWith('gds: '));
 
-describe.each(['SIGTERM', 'SIGINT'] as const)(
-  '%s while tokens refresh --save-profile ci waits for ci, locked by another gds',
-  (signal) => {
+/** The locks a save into ci waits for: ci's, then the config file's; each held by the test, as another gds would. */
+const locks = {
+  ci: { setUp, waitingFor: /Interrupted.* while waiting for another gds at work on profile ci/ },
+  'the config file': {
+    setUp: setUpConfigLocked,
+    waitingFor: /Interrupted.* while waiting for another gds writing \S*config\.json/,
+  },
+};
+const signalAndLock = (['SIGTERM', 'SIGINT'] as const).flatMap((signal) =>
+  (Object.keys(locks) as (keyof typeof locks)[]).map((lock) => [signal, lock] as const),
+);
+
+describe.each(signalAndLock)(
+  '%s while tokens refresh --save-profile ci waits for %s, locked by another gds',
+  (signal, lock) => {
+    const { waitingFor } = locks[lock];
     it.each([true, false])(
       '--json %s: the tokens shown, why said, exit by the signal',
       async (json) => {
-        const { env, before, interrupt } = await setUp({ tokens });
+        const { env, before, interrupt } = await locks[lock].setUp({ tokens });
         const r = await interrupt(
           [
             'tokens',
@@ -101,7 +158,7 @@ describe.each(['SIGTERM', 'SIGINT'] as const)(
           const lines = said(r.stderr).map((line) => JSON.parse(line) as { error: Record<string, string> });
           expect(lines).toHaveLength(1);
           expect(lines[0]?.error).toMatchObject({ code: 'interrupted' });
-          expect(lines[0]?.error.message).toMatch(/while waiting for another gds at work on profile ci/);
+          expect(lines[0]?.error.message).toMatch(waitingFor);
           expect(lines[0]?.error.message).toMatch(/not saved in profile ci/);
           expect(lines[0]?.error.message).toMatch(/refresh token you gave is spent/);
           expect(lines[0]?.error.suggestion).toMatch(/gds tokens refresh --save-profile ci --force/);
@@ -109,7 +166,7 @@ describe.each(['SIGTERM', 'SIGINT'] as const)(
           expect(r.stdout).toContain(`Access token:  ${tokens.accessToken}`);
           expect(r.stdout).toContain(`Refresh token: ${tokens.refreshToken}`);
           const text = said(r.stderr).join('\n');
-          expect(text).toMatch(/Interrupted.* while waiting for another gds at work on profile ci/);
+          expect(text).toMatch(waitingFor);
           expect(text).toMatch(/not saved in profile ci/);
           expect(text).not.toMatch(/^Interrupted\.$/m);
         }
@@ -123,13 +180,14 @@ describe.each(['SIGTERM', 'SIGINT'] as const)(
   },
 );
 
-describe.each(['SIGTERM', 'SIGINT'] as const)(
-  '%s while tokens issue --save-profile ci waits for ci, locked by another gds',
-  (signal) => {
+describe.each(signalAndLock)(
+  '%s while tokens issue --save-profile ci waits for %s, locked by another gds',
+  (signal, lock) => {
+    const { waitingFor } = locks[lock];
     it.each([true, false])(
       '--json %s: the tokens neither saved nor shown, the token to revoke named, exit by the signal',
       async (json) => {
-        const { env, before, interrupt } = await setUp(issued);
+        const { env, before, interrupt } = await locks[lock].setUp(issued);
         const r = await interrupt(
           [
             'tokens',
@@ -154,11 +212,11 @@ describe.each(['SIGTERM', 'SIGINT'] as const)(
           const lines = said(r.stderr).map((line) => JSON.parse(line) as { error: Record<string, string> });
           expect(lines).toHaveLength(1);
           expect(lines[0]?.error).toMatchObject({ code: 'interrupted' });
-          expect(lines[0]?.error.message).toMatch(/while waiting for another gds at work on profile ci/);
+          expect(lines[0]?.error.message).toMatch(waitingFor);
           expect(lines[0]?.error.message).toMatch(/integration token tok_waiting42 were not saved/);
           expect(lines[0]?.error.suggestion).toContain('gds tokens revoke tok_waiting42');
         } else {
-          expect(text).toMatch(/Interrupted.* while waiting for another gds at work on profile ci/);
+          expect(text).toMatch(waitingFor);
           expect(text).toMatch(/integration token tok_waiting42 were not saved/);
           expect(text).toContain('gds tokens revoke tok_waiting42');
           expect(text).not.toMatch(/^Interrupted\.$/m);
