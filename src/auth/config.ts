@@ -650,6 +650,15 @@ async function writeAtomically(
     await handle.close();
   }
   await renameWhileHeld(temp, path, assertHeld);
+  // Renamed, the file is written, and read so by every command: a folder that will not sync only leaves the rename
+  // less sure to outlive a power cut. A failure said here would have the caller undo around a file that holds
+  // what it wrote (a save puts the keychain entry back under the new config).
+  await syncFolder(dir).catch((error: unknown) =>
+    debugLog(`${dir}: not synced after ${name} was renamed into it (${(error as Error).message})`),
+  );
+}
+
+async function syncFolder(dir: string): Promise<void> {
   const folder = await open(dir, 'r');
   try {
     await folder.sync();

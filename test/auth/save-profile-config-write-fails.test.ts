@@ -6,7 +6,12 @@
 // removed when it held nothing of ci's); when that cannot be done, the error says so, and how to clear ci.
 // The keychain is a fake here (one entry per account, as the Secret Service keeps them); the config file's write
 // fails once, right after the keychain write.
+// A config write renames its temporary copy over config.json, then syncs the folder. When that sync failed (an I/O
+// error, a file system that refuses to sync a folder), the write failed although config.json held the new profile:
+// gds said the tokens were not saved and put ci's entry back as it was, under the new config fields (ci read its
+// old tokens as the new token's). The rename writes the file: a failed sync (said in the debug log) now fails nothing.
 import { mkdtemp } from 'node:fs/promises';
+import type * as FsPromises from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -28,8 +33,16 @@ const keychain = vi.hoisted(() => ({
   failWrites: false,
   /** Whether the keychain stops answering writes once the new tokens are in it (the put-back then fails). */
   putBackFails: false,
+  /** Fails the next sync of the config folder (`config.dir`) once the next keychain write landed. */
+  failFolderSyncAfterWrite: false,
 }));
-const config = vi.hoisted(() => ({ failNext: false }));
+const config = vi.hoisted(() => ({
+  failNext: false,
+  /** The config folder of the test (GDS_CONFIG_DIR). */
+  dir: '',
+  /** The folder whose next sync fails with EIO. */
+  failSyncOf: undefined as string | undefined,
+}));
 
 vi.mock('../../src/auth/secret-store.js', async (importOriginal) => {
   const real = await importOriginal<typeof SecretStore>();
@@ -41,6 +54,10 @@ vi.mock('../../src/auth/secret-store.js', async (importOriginal) => {
         if (keychain.failWrites) throw new real.KeychainUnavailableError('the keychain is locked');
       },
       afterWrite: () => {
+        if (keychain.failFolderSyncAfterWrite) {
+          keychain.failFolderSyncAfterWrite = false;
+          config.failSyncOf = config.dir;
+        }
         if (!keychain.failConfigAfterWrite) return;
         keychain.failConfigAfterWrite = false;
         config.failNext = true;
@@ -64,6 +81,19 @@ vi.mock('../../src/auth/config.js', async (importOriginal) => {
   };
 });
 
+vi.mock('node:fs/promises', async (importOriginal) => {
+  const real = await importOriginal<typeof FsPromises>();
+  const open = async (...args: Parameters<typeof real.open>) => {
+    const handle = await real.open(...args);
+    if (config.failSyncOf === undefined || args[0] !== config.failSyncOf) return handle;
+    config.failSyncOf = undefined;
+    return Object.assign(handle, {
+      sync: () => Promise.reject(Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' })),
+    });
+  };
+  return { ...real, default: { ...real, open }, open };
+});
+
 const { tokens, issued } = integrationAnswers('tok_newPair42');
 const old = { accessToken: 'old-access-42', refreshToken: 'old-refresh-42' };
 const given = 'tok_given42.givenRefreshSecret42';
@@ -71,12 +101,15 @@ const given = 'tok_given42.givenRefreshSecret42';
 let env: NodeJS.ProcessEnv;
 let closeService: (() => Promise<void>) | undefined;
 beforeEach(async () => {
-  env = { GDS_CONFIG_DIR: join(await mkdtemp(join(tmpdir(), 'gds-config-write-fails-')), 'gds') };
+  config.dir = join(await mkdtemp(join(tmpdir(), 'gds-config-write-fails-')), 'gds');
+  env = { GDS_CONFIG_DIR: config.dir };
   keychain.entries.clear();
   keychain.failConfigAfterWrite = false;
   keychain.failWrites = false;
   keychain.putBackFails = false;
+  keychain.failFolderSyncAfterWrite = false;
   config.failNext = false;
+  config.failSyncOf = undefined;
 });
 afterEach(async () => {
   await closeService?.();
@@ -179,6 +212,28 @@ describe('--save-profile ci, the config file not written after the keychain was'
     expect(error.message).not.toMatch(/set to keychain/);
     expect(error.message).toContain('gds auth logout --profile ci');
     expect(entryOfCi()).toEqual({ accessToken: tokens.accessToken, refreshToken: tokens.refreshToken });
+  });
+});
+
+describe('--save-profile ci, the config folder not synced after the rename', () => {
+  it('tokens refresh into ci held in the keychain: saved, said so, and the keychain agrees', async () => {
+    const service = await answeringService({ tokens });
+    closeService = service.close;
+    await ciInKeychain(service.url);
+    keychain.failFolderSyncAfterWrite = true;
+    const r = await runInProcess([...commands.refresh.args, '--save-profile', 'ci', '--force', '--json'], {
+      env: { ...env, SERVICE_API_URL: service.url },
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(keychain.failFolderSyncAfterWrite || config.failSyncOf !== undefined, 'the sync failed').toBe(
+      false,
+    );
+    expect(ndjson(r.stdout)).toMatchObject([{ profile: 'ci', storage: 'keychain' }]);
+    expect(ndjson(r.stderr).filter((line) => line.error !== undefined)).toEqual([]);
+    expect((await loadConfig({ env })).profiles.ci).toMatchObject({ tokenId: 'tok_newPair42' });
+    expect(entryOfCi()).toEqual({ accessToken: tokens.accessToken, refreshToken: tokens.refreshToken });
+    for (const secret of [tokens.accessToken, tokens.refreshToken])
+      expect(r.stdout + r.stderr).not.toContain(secret);
   });
 });
 
