@@ -5,7 +5,7 @@
 // answer checks `canAsk` first and refuses (exit 2) rather than hang on a pipe. Ctrl-C at a question ends
 // the process with 130 on a clean line, as Ctrl-C does everywhere else in gds.
 import { settingValue } from './settings.js';
-import { stripControlCharacters } from '../core/terminal-text.js';
+import { onOneLine, stripControlCharacters } from '../core/terminal-text.js';
 import { CliError, ExitCode } from '../core/errors.js';
 
 export interface PromptStreams {
@@ -89,7 +89,7 @@ const context = (streams: PromptStreams) => ({
 export async function confirm(question: string, streams: PromptStreams = terminal()): Promise<boolean> {
   return ask(
     import('@inquirer/confirm'),
-    (prompt) => prompt({ message: stripControlCharacters(question), default: false }, context(streams)),
+    (prompt) => prompt({ message: onOneLine(question), default: false }, context(streams)),
     streams,
   );
 }
@@ -106,14 +106,14 @@ export async function select<T>(
     (prompt) =>
       prompt<T>(
         {
-          message: stripControlCharacters(question),
+          message: onOneLine(question),
           choices: choices.map((choice) => ({
             value: choice.value,
-            name: stripControlCharacters(choice.name),
+            name: onOneLine(choice.name),
             ...(choice.description === undefined
               ? {}
               : { description: stripControlCharacters(choice.description) }),
-            ...(choice.short === undefined ? {} : { short: stripControlCharacters(choice.short) }),
+            ...(choice.short === undefined ? {} : { short: onOneLine(choice.short) }),
           })),
           ...(options.initial === undefined ? {} : { default: options.initial }),
         },
@@ -130,7 +130,7 @@ export async function secret(question: string, streams: PromptStreams = terminal
     (prompt) =>
       prompt(
         {
-          message: stripControlCharacters(question),
+          message: onOneLine(question),
           mask: '*',
           validate: (value: string) => (value.trim() === '' ? 'Paste the token, or Ctrl-C to stop.' : true),
         },
@@ -150,7 +150,7 @@ export async function text(question: string, streams: PromptStreams = terminal()
   });
   try {
     for (;;) {
-      const answer = (await rl.question(`${stripControlCharacters(question)} `)).trim();
+      const answer = (await rl.question(`${onOneLine(question)} `)).trim();
       if (answer !== '') return answer;
     }
   } finally {

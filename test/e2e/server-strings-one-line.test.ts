@@ -77,6 +77,12 @@ beforeAll(async () => {
   });
 });
 
+// A first run piped: oclif's error module measures stdout as it loads, and a terminal's stand-in has no size
+// to give (the files that run a terminal first run a piped command first too).
+beforeAll(async () => {
+  expect((await gds(['--version'])).code).toBe(0);
+});
+
 afterAll(async () => {
   await proxy?.close();
   await rm(dir, { recursive: true, force: true });
@@ -198,6 +204,16 @@ describe.each([
     expect(forgedLines(r)).toEqual([]);
     expect(r.stderr).toMatch(/^Error: 2 tables are named customers:$/m);
     expect(r.stderr).toMatch(new RegExp(`^ {2}tbl_\\w+ {2}production ${shown} {2}\\w+ ${shown}$`, 'm'));
+  });
+
+  it('stay on the line of a question', async () => {
+    tail = forged(separator);
+    const customers = server.table('customers').id;
+    const r = await gds(['delete', customers], true, 'n\n');
+    expect(r.code).toBe(1);
+    // Inquirer wraps the question at the terminal's 80 columns: its first line holds these words.
+    expect(r.stderr).toMatch(new RegExp(`^\\? Delete customers ${shown} \\(${customers}, CERTIFIED `, 'm'));
+    expect(r.stderr).not.toMatch(/^\W*Forged:/mu);
   });
 
   it("keep gate suggest's comment lines comments", async () => {
