@@ -705,7 +705,7 @@ export const MIGRATIONS: Migration[] = [
   {
     version: 79,
     name: "a person's tokens found by their holder",
-    // `GET /api/cli/tokens?userId=`, `GET /api/integration/tokens?userId=` and a MEMBER's own list read the
+    // `GET /api/cli-tokens?userId=`, `GET /api/integration/tokens?userId=` and a MEMBER's own list read the
     // holder's tokens, in the list's order, not the workspace's every token (cli_tokens_live_name holds only
     // live named ones).
     sql: `
