@@ -620,7 +620,9 @@ async function readRunFailures(
     // O_NONBLOCK: a FIFO there is not waited on (the type is checked next).
     log = await open(logFile, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'ENOENT' ? {} : { unread: unreadableBecause(err) };
+    // No log there (ENOENT), nor a folder for one (ENOTDIR: a file where its folder would be): dbt logged elsewhere.
+    const code = (err as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' || code === 'ENOTDIR' ? {} : { unread: unreadableBecause(err) };
   }
   try {
     const info = await log.stat();

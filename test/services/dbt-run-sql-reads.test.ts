@@ -278,6 +278,14 @@ describe('a dbt.log gds cannot read', needs(noSharedFixtures), () => {
     expect(read.columns).not.toContain('order_date');
     expect(read.warnings.join('\n')).not.toContain('dbt.log');
   });
+
+  // A file where the log's folder would be: dbt could not log there (it logged elsewhere), there is no log.
+  it('a file named logs, where the folder would be, is no log at all: said nothing of', async () => {
+    await writeFile(join(project, 'logs'), 'not a folder\n');
+    const read = await loaded();
+    expect(read.columns).not.toContain('order_date');
+    expect(read.warnings.join('\n')).not.toContain('dbt.log');
+  });
 });
 
 describe(
