@@ -39,6 +39,11 @@ export interface HeldWorkSay<T> {
    * under --json) would contradict it: `done` says the interruption itself, if at all, as a notice.
    */
   done?: (result: T, signal: NodeJS.Signals) => void;
+  /**
+   * Settles once what was said is written: records still going through a --jq filter jq runs are written later,
+   * and an exit before would lose them (a refresh's new tokens, the only copy). The exit waits for it.
+   */
+  written?: () => Promise<void>;
 }
 
 /**
@@ -67,6 +72,8 @@ export async function finishBeforeExit<T>(
   // What became of `work` was said (its failure, its cut, or its outcome): the command's handler says nothing more.
   let said = false;
   let settled = false;
+  // The exit is under way (waiting for `say.written`): nothing more is said, and it happens once.
+  let exiting = false;
   const interrupted = new AbortController();
 
   const restore = () => {
@@ -79,6 +86,8 @@ export async function finishBeforeExit<T>(
     }
   };
   const deliver = (signal: HeldSignal) => {
+    if (exiting) return;
+    exiting = true;
     restore();
     // The wait ended (the bound, or a second signal) before `work` did: what it says of its request, or its save.
     const cut = settled ? undefined : saveBoundMs === undefined ? say.unanswered : saveCut;
@@ -91,8 +100,12 @@ export async function finishBeforeExit<T>(
     // again instead of letting it exit 143.
     // Not when what became of `work` was said: a failure is the interruption's message (the handler would say
     // "Interrupted" again), an outcome stands (an "Interrupted." error after it would deny it).
-    if (signal === 'SIGINT' && !said && process.listenerCount(signal) > 0) process.emit(signal, signal);
-    process.exit(EXIT_CODES[signal]);
+    const exit = () => {
+      if (signal === 'SIGINT' && !said && process.listenerCount(signal) > 0) process.emit(signal, signal);
+      process.exit(EXIT_CODES[signal]);
+    };
+    if (say.written === undefined) exit();
+    else void say.written().then(exit, exit);
   };
   function hold(signal: HeldSignal) {
     if (caught !== undefined) deliver(caught);
@@ -117,20 +130,24 @@ export async function finishBeforeExit<T>(
   try {
     const result = await work(saving, interrupted.signal);
     settled = true;
-    if (caught !== undefined && say.done !== undefined) {
+    if (caught !== undefined && say.done !== undefined && !exiting) {
       say.done(result, caught);
       said = true;
     }
     return result;
   } catch (error) {
     settled = true;
-    if (caught !== undefined && say.failure !== undefined) {
+    if (caught !== undefined && say.failure !== undefined && !exiting) {
       say.failure(error);
       said = true;
     }
     throw error;
   } finally {
     if (caught === undefined) restore();
-    else deliver(caught);
+    else {
+      deliver(caught);
+      // gds exits once what was said is written (deliver): the command goes no further meanwhile.
+      await new Promise<never>(() => undefined);
+    }
   }
 }

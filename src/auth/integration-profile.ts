@@ -39,6 +39,8 @@ export interface SaveIntegrationOptions {
    * command's own error handling): why the tokens were not saved, and what became of them.
    */
   sayFailure?: (error: unknown) => void;
+  /** Settles once what was said is written (HeldWorkSay.written): a signal's exit waits for it. */
+  written?: () => Promise<void>;
   /** The name the token is issued under (an issue): said when a signal ends gds before the service answered. */
   issuing?: string;
   env?: Env;
@@ -100,6 +102,7 @@ export async function saveIntegrationTokens<T extends ObtainedIntegrationTokens>
           requestUnanswered(signal, { issuing: options.issuing, profile: name, force: options.force }),
         ),
       done: options.saySaved,
+      ...(options.written === undefined ? {} : { written: options.written }),
     },
   );
 }

@@ -112,6 +112,9 @@ async function setUpConfigLocked(answer: unknown) {
   return { env, before, interrupt: interrupting(service.url, env, 'config.json.lock') };
 }
 
+/** tokens refresh of the token the service answers for, its refresh token given on the command line. */
+const refreshArgs = ['tokens', 'refresh', '--refresh-token', 'tok_waiting42.oldRefreshSecret42'];
+
 /** Lines of stderr that are not GDS_DEBUG's (`gds: …`). */
 const said = (stderr: string) =>
   stderr.split('\n').filter((line) => line !== '' && !line.startsWith('gds: '));
@@ -136,16 +139,7 @@ describe.each(signalAndLock)(
       '--json %s: the tokens shown, why said, exit by the signal',
       async (json) => {
         const { env, before, interrupt } = await locks[lock].setUp({ tokens });
-        const r = await interrupt(
-          [
-            'tokens',
-            'refresh',
-            '--refresh-token',
-            'tok_waiting42.oldRefreshSecret42',
-            ...(json ? ['--json'] : []),
-          ],
-          signal,
-        );
+        const r = await interrupt([...refreshArgs, ...(json ? ['--json'] : [])], signal);
 
         expect(r.code, r.stderr).toBe(signal === 'SIGINT' ? 130 : 143);
         if (json) {
@@ -177,6 +171,22 @@ describe.each(signalAndLock)(
       },
       120_000,
     );
+
+    // A --jq filter jq itself runs writes its records once jq has run: gds exited by the signal before, and the
+    // tokens shown instead of saved, the only copy, never reached stdout.
+    it('--jq: the tokens shown through jq, why said, exit by the signal', async () => {
+      const { env, before, interrupt } = await locks[lock].setUp({ tokens });
+      const r = await interrupt(
+        [...refreshArgs, '--jq', '.tokens.accessToken, .tokens.refreshToken'],
+        signal,
+      );
+      expect(r.code, r.stderr).toBe(signal === 'SIGINT' ? 130 : 143);
+      expect(r.stdout).toBe(`${tokens.accessToken}\n${tokens.refreshToken}\n`);
+      const lines = said(r.stderr).map((line) => JSON.parse(line) as { error: Record<string, string> });
+      expect(lines).toHaveLength(1);
+      expect(lines[0]?.error.message).toMatch(waitingFor);
+      expect(await loadConfig({ env })).toEqual(before);
+    }, 120_000);
   },
 );
 

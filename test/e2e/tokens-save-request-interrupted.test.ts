@@ -105,7 +105,11 @@ async function interrupted(
   command: keyof typeof commands,
   signal: NodeJS.Signals,
   json: boolean,
-  { intoProfile = true, more = {} }: { intoProfile?: boolean; more?: Record<string, string> } = {},
+  {
+    intoProfile = true,
+    more = {},
+    flags = [],
+  }: { intoProfile?: boolean; more?: Record<string, string>; flags?: string[] } = {},
 ) {
   const { args, answer, env: extra } = commands[command];
   const service = await heldService(answer);
@@ -114,7 +118,7 @@ async function interrupted(
     GDS_SECRET_STORAGE: 'file',
   };
   const save = intoProfile ? ['--save-profile', 'ci'] : [];
-  const gds = startGds([...args, ...save, ...(json ? ['--json'] : [])], {
+  const gds = startGds([...args, ...save, ...(json ? ['--json'] : []), ...flags], {
     ...env,
     ...extra,
     ...more,
@@ -297,6 +301,21 @@ describe.each(['SIGTERM', 'SIGINT'] as const)(
       },
       120_000,
     );
+
+    // A --jq filter jq itself runs (not one gds answers: jq-subset.ts) writes its records later, once jq has
+    // run: gds exited by the signal before, and the new tokens, the only copy, were never shown.
+    it('tokens refresh --jq, answered once the signal is held: the tokens shown through jq, then the exit', async () => {
+      const { service, gds } = await interrupted('refresh', signal, false, {
+        intoProfile: false,
+        flags: ['--jq', '.tokens.accessToken, .tokens.refreshToken'],
+      });
+      await gds.holding;
+      service.answer();
+      const r = await gds.result;
+      expect(r.code, r.stderr).toBe(exitCode);
+      expect(r.stdout).toBe(`${tokens.accessToken}\n${tokens.refreshToken}\n`);
+      interruptedAfter(r.stderr, signal, true, 'the new tokens were shown');
+    }, 120_000);
 
     it.each([true, false])(
       'tokens refresh, no answer before gds ends (--json %s): the refresh token it may have spent is said',

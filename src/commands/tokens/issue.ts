@@ -105,6 +105,7 @@ export default class TokensIssue extends ApiCommand<typeof TokensIssue> {
         unanswered: (signal) =>
           this.out.error(redactError(requestUnanswered(signal, { issuing: name }), this.argv)),
         done: (_, signal) => this.sayInterruptedAfter(signal, 'the token was shown'),
+        written: () => this.out.flush(),
       },
     );
   }
@@ -132,6 +133,7 @@ export default class TokensIssue extends ApiCommand<typeof TokensIssue> {
           this.sayInterruptedAfter(signal, 'the save finished');
         },
         warn: (message) => this.out.warn(message),
+        written: () => this.out.flush(),
       },
     );
     this.printSaved(saved);

@@ -81,6 +81,7 @@ export default class TokensRefresh extends ApiCommand<typeof TokensRefresh> {
             this.sayInterruptedAfter(signal, 'the save finished');
           },
           warn: (message) => this.out.warn(message),
+          written: () => this.out.flush(),
         },
       );
       this.printSaved(saved);
@@ -99,6 +100,7 @@ export default class TokensRefresh extends ApiCommand<typeof TokensRefresh> {
       {
         unanswered: (signal) => this.out.error(redactError(requestUnanswered(signal, {}), this.argv)),
         done: (_, signal) => this.sayInterruptedAfter(signal, 'the new tokens were shown'),
+        written: () => this.out.flush(),
       },
     );
   }
