@@ -205,6 +205,7 @@ export async function updateConfig<T>(
         fileName,
         isEmpty(config) ? undefined : `${JSON.stringify(config, null, 2)}\n`,
         assertHeld,
+        options.warn,
       );
       return result;
     },
@@ -622,6 +623,7 @@ async function replaceOrRemove(
   name: string,
   text: string | undefined,
   assertHeld: () => Promise<void>,
+  warn?: (message: string) => void,
 ): Promise<void> {
   // Before the sweep too: the temporary copies are abandoned only while this holder has the lock.
   await assertHeld();
@@ -629,7 +631,7 @@ async function replaceOrRemove(
   if (text === undefined) {
     await assertHeld();
     await rm(path, { force: true });
-  } else await writeAtomically(dir, path, text, name, assertHeld);
+  } else await writeAtomically(dir, path, text, name, assertHeld, warn);
 }
 
 async function writeAtomically(
@@ -638,6 +640,7 @@ async function writeAtomically(
   text: string,
   name: string,
   assertHeld: () => Promise<void>,
+  warn?: (message: string) => void,
 ): Promise<void> {
   // Loaded here: every command reads the config, few write it, and node:crypto costs ~3 MiB at start-up.
   const { randomBytes } = process.getBuiltinModule('node:crypto');
@@ -653,10 +656,20 @@ async function writeAtomically(
   // Renamed, the file is written, and read so by every command: a folder that will not sync only leaves the rename
   // less sure to outlive a power cut. A failure said here would have the caller undo around a file that holds
   // what it wrote (a save puts the keychain entry back under the new config).
-  await syncFolder(dir).catch((error: unknown) =>
-    debugLog(`${dir}: not synced after ${name} was renamed into it (${(error as Error).message})`),
-  );
+  // A disk that failed the sync (not a file system that cannot sync a folder) is said, as the write may not last.
+  await syncFolder(dir).catch((error: unknown) => {
+    debugLog(`${dir}: not synced after ${name} was renamed into it (${(error as Error).message})`);
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== undefined && DISK_FAILURES.has(code))
+      warn?.(
+        `${path} was written, but its folder could not be synced (${code}): the change may not outlive a ` +
+          'crash or power cut. Check the disk.',
+      );
+  });
 }
+
+/** What a sync fails with when the disk, not the file system's support for syncing a folder, is at fault. */
+const DISK_FAILURES = new Set(['EIO', 'ENOSPC', 'EDQUOT']);
 
 async function syncFolder(dir: string): Promise<void> {
   const folder = await open(dir, 'r');

@@ -40,8 +40,10 @@ const config = vi.hoisted(() => ({
   failNext: false,
   /** The config folder of the test (GDS_CONFIG_DIR). */
   dir: '',
-  /** The folder whose next sync fails with EIO. */
+  /** The folder whose next sync fails with `syncFailure`. */
   failSyncOf: undefined as string | undefined,
+  /** What that sync fails with: EIO (a disk failing), EINVAL (a file system that cannot sync a folder). */
+  syncFailure: 'EIO',
 }));
 
 vi.mock('../../src/auth/secret-store.js', async (importOriginal) => {
@@ -88,7 +90,10 @@ vi.mock('node:fs/promises', async (importOriginal) => {
     if (config.failSyncOf === undefined || args[0] !== config.failSyncOf) return handle;
     config.failSyncOf = undefined;
     return Object.assign(handle, {
-      sync: () => Promise.reject(Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' })),
+      sync: () =>
+        Promise.reject(
+          Object.assign(new Error(`${config.syncFailure}: fsync`), { code: config.syncFailure }),
+        ),
     });
   };
   return { ...real, default: { ...real, open }, open };
@@ -110,6 +115,7 @@ beforeEach(async () => {
   keychain.failFolderSyncAfterWrite = false;
   config.failNext = false;
   config.failSyncOf = undefined;
+  config.syncFailure = 'EIO';
 });
 afterEach(async () => {
   await closeService?.();
@@ -215,26 +221,41 @@ describe('--save-profile ci, the config file not written after the keychain was'
   });
 });
 
+// The failed sync of a disk (EIO) is said in a warning: the credentials written may not outlive a crash. A file
+// system that cannot sync a folder (EINVAL) is not a failure of the write: nothing is said.
 describe('--save-profile ci, the config folder not synced after the rename', () => {
-  it('tokens refresh into ci held in the keychain: saved, said so, and the keychain agrees', async () => {
-    const service = await answeringService({ tokens });
-    closeService = service.close;
-    await ciInKeychain(service.url);
-    keychain.failFolderSyncAfterWrite = true;
-    const r = await runInProcess([...commands.refresh.args, '--save-profile', 'ci', '--force', '--json'], {
-      env: { ...env, SERVICE_API_URL: service.url },
-    });
-    expect(r.code, r.stderr).toBe(0);
-    expect(keychain.failFolderSyncAfterWrite || config.failSyncOf !== undefined, 'the sync failed').toBe(
-      false,
-    );
-    expect(ndjson(r.stdout)).toMatchObject([{ profile: 'ci', storage: 'keychain' }]);
-    expect(ndjson(r.stderr).filter((line) => line.error !== undefined)).toEqual([]);
-    expect((await loadConfig({ env })).profiles.ci).toMatchObject({ tokenId: 'tok_newPair42' });
-    expect(entryOfCi()).toEqual({ accessToken: tokens.accessToken, refreshToken: tokens.refreshToken });
-    for (const secret of [tokens.accessToken, tokens.refreshToken])
-      expect(r.stdout + r.stderr).not.toContain(secret);
-  });
+  it.each([
+    ['EIO', true],
+    ['EINVAL', false],
+  ])(
+    '(%s) tokens refresh into ci held in the keychain: saved, said so, and the keychain agrees',
+    async (code, warned) => {
+      const service = await answeringService({ tokens });
+      closeService = service.close;
+      await ciInKeychain(service.url);
+      keychain.failFolderSyncAfterWrite = true;
+      config.syncFailure = code;
+      const r = await runInProcess([...commands.refresh.args, '--save-profile', 'ci', '--force', '--json'], {
+        env: { ...env, SERVICE_API_URL: service.url },
+      });
+      expect(r.code, r.stderr).toBe(0);
+      expect(keychain.failFolderSyncAfterWrite || config.failSyncOf !== undefined, 'the sync failed').toBe(
+        false,
+      );
+      expect(ndjson(r.stdout)).toMatchObject([{ profile: 'ci', storage: 'keychain' }]);
+      expect(ndjson(r.stderr).filter((line) => line.error !== undefined)).toEqual([]);
+      const warnings = ndjson(r.stderr).filter((line) => line.warning !== undefined);
+      expect(warnings).toEqual(
+        warned
+          ? [{ warning: { message: expect.stringMatching(/could not be synced \(EIO\).*Check the disk/) } }]
+          : [],
+      );
+      expect((await loadConfig({ env })).profiles.ci).toMatchObject({ tokenId: 'tok_newPair42' });
+      expect(entryOfCi()).toEqual({ accessToken: tokens.accessToken, refreshToken: tokens.refreshToken });
+      for (const secret of [tokens.accessToken, tokens.refreshToken])
+        expect(r.stdout + r.stderr).not.toContain(secret);
+    },
+  );
 });
 
 // `gds auth set` saves the same way. Its failed config write came out as an error gds did not expect (code
