@@ -853,3 +853,19 @@ describe('--jq failing at run time', () => {
     }
   });
 });
+
+describe("error: a service's gate1.yml diagnostics under it", () => {
+  it('says the error and its diagnostic when the diagnostic carries no severity (or not a string)', () => {
+    const { out, stderr } = output();
+    const diagnostics = [
+      { file: 'gate1.yml', line: 1, column: 2, message: 'bad', code: 'c' },
+      { file: 'gate1.yml', line: 3, column: 4, severity: 7, message: 'worse', code: 'd' },
+    ];
+    expect(() =>
+      out.error(new CliError('Refused', { exitCode: ExitCode.Conflict, details: { diagnostics } })),
+    ).not.toThrow();
+    expect(stderr.lines[0]).toBe('Error: Refused');
+    expect(stderr.lines[1]).toMatch(/^ {2}gate1\.yml:1:2 .*: bad \(c\)$/);
+    expect(stderr.lines[2]).toMatch(/^ {2}gate1\.yml:3:4 .*: worse \(d\)$/);
+  });
+});

@@ -27,7 +27,8 @@ export function diagnosticParts(d: Diagnostic): [location: string, severity: str
   const where = d.path ? ` ${d.path}` : '';
   return [
     clean(`${d.file}:${d.line}:${d.column}`),
-    clean(d.severity),
+    // The service's severity may be absent or not a string: what it is, or nothing, never a crash of the error.
+    clean(String((d.severity as unknown) ?? '')),
     clean(`${where}: ${d.message} (${d.code})`),
   ];
 }
