@@ -24,10 +24,15 @@ let dir: string;
 let proxy: RewritingProxy | undefined;
 let tail = forged('\n');
 let answerError = false;
+/** Whether only the id of a recertification request the service filed carries the tail (gds shows it, acts on none). */
+let onlyRequestIds = false;
 
 /** `value` with `tail` after every string but an id's, a token's or a table's mode (which gds acts on). */
 function poisoned(value: unknown, key = ''): unknown {
-  if (typeof value === 'string') return /^(id|token|mode)$|(Id|Token)$/.test(key) ? value : `${value}${tail}`;
+  const kept = onlyRequestIds
+    ? key !== 'recertificationRequestId'
+    : /^(id|token|mode)$|(Id|Token)$/.test(key);
+  if (typeof value === 'string') return kept ? value : `${value}${tail}`;
   if (Array.isArray(value)) return value.map((item) => poisoned(item, key));
   if (typeof value !== 'object' || value === null) return value;
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, poisoned(v, k)]));
@@ -223,5 +228,31 @@ describe.each([
     const comments = r.stderr.split('\n').filter((line) => line !== '');
     expect(comments.length).toBeGreaterThan(0);
     for (const line of comments) expect(line).toMatch(/^# /);
+  });
+});
+
+// Last: a gate1.yml applied to a CERTIFIED table files a recertification request, and the table's state moves.
+describe('the recertification request gate apply says it filed', () => {
+  it.each([
+    ['a line break', '\n'],
+    ['a line separator (U+2028)', '\u2028'],
+  ])('stays on its line when its id ends with %s', async (_name, separator) => {
+    tail = forged(separator);
+    onlyRequestIds = true;
+    try {
+      const predicate = `email_known_${separator === '\n' ? 'lf' : 'ls'}`;
+      const r = await gds(
+        ['gate', 'apply', server.table('crm_contacts').id, '-f', '-'],
+        false,
+        `customPredicates:\n  - name: ${predicate}\n    sql: email IS NOT NULL\n    severity: WARN\n`,
+      );
+      expect(r.code, r.stderr).toBe(0);
+      expect(forgedLines(r)).toEqual([]);
+      expect(r.stderr).toMatch(
+        /^The table is CERTIFIED: recertification request \S+ Forged: CERTIFIED filed\.$/m,
+      );
+    } finally {
+      onlyRequestIds = false;
+    }
   });
 });
