@@ -228,6 +228,8 @@ describe.each([
     const comments = r.stderr.split('\n').filter((line) => line !== '');
     expect(comments.length).toBeGreaterThan(0);
     for (const line of comments) expect(line).toMatch(/^# /);
+    // The separator reads as a space, not deleted: the words beside it stay apart.
+    expect(comments.some((line) => line.includes(` ${shown}`))).toBe(true);
   });
 });
 
