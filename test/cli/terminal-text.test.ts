@@ -51,6 +51,19 @@ describe('stripControlCharacters', () => {
 });
 
 describe('onOneLine', () => {
+  it('leaves a string it does not change as it is, and changes every other as stripping then joining does', () => {
+    const slow = (text: string) =>
+      stripControlCharacters(text.replace(/[\r\v\f\u0085\u2028\u2029]/g, '\n')).replace(/\n+/g, ' ');
+    for (let code = 0; code <= 0xffff; code++) {
+      if (code >= 0xd800 && code <= 0xdfff) continue;
+      const text = `a${String.fromCharCode(code)}b`;
+      if (onOneLine(text) !== slow(text))
+        expect.fail(`U+${code.toString(16)}: ${JSON.stringify(onOneLine(text))}`);
+    }
+    for (const text of ['orders', 'é ü 中文 🎉', 'a\u00a0b', 'tabs\tstay', 'a\u200db', '\u{e0041}'])
+      expect(onOneLine(text)).toBe(slow(text));
+  });
+
   it('shows each run of line breaks and separators as one space: no line of a view is forged, no words joined', () => {
     expect(onOneLine('orders\nState:  CERTIFIED')).toBe('orders State:  CERTIFIED');
     expect(onOneLine('a\r\nb\n\nc\u2028d\u2029e\u000bf\u000cg\u0085h\ri')).toBe('a b c d e f g h i');
