@@ -237,10 +237,12 @@ function checkTable(table: TableColumns, tableId: string, key: string | undefine
     );
   }
   if (key !== undefined && !table.columns.some((c) => c.name === key)) {
-    throw new CliError(`--key ${echoed(key)} is not a column of ${table.name}.`, {
+    throw new CliError(`--key ${echoed(key)} is not a column of ${onOneLine(table.name)}.`, {
       exitCode: ExitCode.Usage,
       code: 'unknown_key_column',
-      suggestion: `Pick a column that identifies a row: ${table.columns.map((c) => c.name).join(', ')}.`,
+      suggestion: onOneLine(
+        `Pick a column that identifies a row: ${table.columns.map((c) => c.name).join(', ')}.`,
+      ),
     });
   }
 }

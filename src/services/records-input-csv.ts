@@ -11,6 +11,7 @@ import type { CsvColumnType } from '../core/csv.js';
 import { csvValue, restoreFormula, type CsvCellOptions } from '../core/csv.js';
 import { emptyInputError, MAX_LINE_BYTES, notUtf8, type InputRow } from './records-input-row.js';
 import { echoed } from '../core/echo.js';
+import { onOneLine } from '../core/terminal-text.js';
 
 export async function* csvRows(
   stream: Readable,
@@ -178,12 +179,18 @@ function checkHeader(
   }
   const unknown = header.filter((name) => name !== 'id' && !types.has(name));
   if (unknown.length > 0) {
-    throw new CliError(`The CSV header names columns ${table.name} does not have: ${unknown.join(', ')}.`, {
-      exitCode: ExitCode.Usage,
-      code: 'unknown_columns',
-      suggestion: `Its columns are ${table.columns.map((c) => c.name).join(', ')}; rename or drop the others. Nothing was sent.`,
-      details: { unknown },
-    });
+    // One line each: the table's name and its columns' are the service's.
+    throw new CliError(
+      `The CSV header names columns ${onOneLine(table.name)} does not have: ${unknown.join(', ')}.`,
+      {
+        exitCode: ExitCode.Usage,
+        code: 'unknown_columns',
+        suggestion: onOneLine(
+          `Its columns are ${table.columns.map((c) => c.name).join(', ')}; rename or drop the others. Nothing was sent.`,
+        ),
+        details: { unknown },
+      },
+    );
   }
   if (key !== undefined && !header.includes(key)) {
     throw new CliError(`The CSV has no column ${echoed(key)} (--key).`, {

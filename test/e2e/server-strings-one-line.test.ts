@@ -202,6 +202,25 @@ describe.each([
     expect(modeA.stderr).toMatch(new RegExp(`^Error: Table customers ${shown} is a Mode A`, 'm'));
   });
 
+  it("keep records import's refusals of a header or --key on their lines, the table's columns too", async () => {
+    tail = forged(separator);
+    const crm = server.table('crm_contacts').id;
+    const csv = await gds(['records', 'import', crm, '-f', '-', '--format', 'csv'], false, 'nope\n1\n');
+    expect(csv.code).toBe(2);
+    expect(forgedLines(csv)).toEqual([]);
+    expect(csv.stderr).toMatch(
+      new RegExp(`^Error: The CSV header names columns crm_contacts ${shown} does not have: nope\\.$`, 'm'),
+    );
+    expect(csv.stderr).toMatch(new RegExp(`^Its columns are email ${shown}, `, 'm'));
+    const key = await gds(['records', 'import', crm, '-f', '-', '--key', 'nope'], false, '{"a":1}\n');
+    expect(key.code).toBe(2);
+    expect(forgedLines(key)).toEqual([]);
+    expect(key.stderr).toMatch(
+      new RegExp(`^Error: --key nope is not a column of crm_contacts ${shown}\\.$`, 'm'),
+    );
+    expect(key.stderr).toMatch(new RegExp(`^Pick a column that identifies a row: email ${shown}, `, 'm'));
+  });
+
   it('list the tables a name denotes, each on its line', async () => {
     tail = forged(separator);
     const r = await gds(['status', 'customers']);
