@@ -212,7 +212,7 @@ export function chooseConnector(
         {
           exitCode: ExitCode.Usage,
           code: 'connector_environment_mismatch',
-          suggestion: `Name a connector of ${env} (--connector, or in gds.yml: environments: {${env}: {connector: …}}), or leave --env out to plan in ${named.environmentLabel}. Connectors:\n${list}`,
+          suggestion: `Name a connector of ${env} (--connector, or in gds.yml: environments: {${env}: {connector: …}}), or leave --env out to plan in ${onOneLine(named.environmentLabel)}. Connectors:\n${list}`,
           details: { env, connector: named.id, connectorEnvironment: named.environmentLabel },
         },
       );

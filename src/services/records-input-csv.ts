@@ -163,7 +163,9 @@ function checkHeader(
     throw new CliError(`The CSV header has no name for column ${empty.join(', ')}.`, {
       exitCode: ExitCode.Usage,
       code: 'unknown_columns',
-      suggestion: `Name every column (${table.columns.map((c) => c.name).join(', ')}) or drop the unnamed ones. Nothing was sent.`,
+      suggestion: onOneLine(
+        `Name every column (${table.columns.map((c) => c.name).join(', ')}) or drop the unnamed ones. Nothing was sent.`,
+      ),
       details: { unnamed: empty },
     });
   }

@@ -166,7 +166,7 @@ async function notFound(
     return new CliError(`No table named ${echoed(ref)} in ${echoed(env)}.`, {
       exitCode: ExitCode.NotFound,
       code: 'table_not_found',
-      suggestion: `${echoed(ref)} is in ${[...new Set(named.map((t) => t.environmentLabel))].join(', ')}: pass that --env, or drop it.`,
+      suggestion: `${echoed(ref)} is in ${[...new Set(named.map((t) => onOneLine(t.environmentLabel)))].join(', ')}: pass that --env, or drop it.`,
       details: {
         name: ref,
         env,

@@ -221,6 +221,23 @@ describe.each([
     expect(key.stderr).toMatch(new RegExp(`^Pick a column that identifies a row: email ${shown}, `, 'm'));
   });
 
+  it("keep a table's environments on the line suggesting its --env, and a CSV's columns on its", async () => {
+    tail = forged(separator);
+    const wrongEnv = await gds(['status', 'crm_contacts', '--env', 'production']);
+    expect(wrongEnv.code).toBe(5);
+    expect(forgedLines(wrongEnv)).toEqual([]);
+    expect(wrongEnv.stderr).toMatch(new RegExp(`^crm_contacts is in dev ${shown}: pass that --env`, 'm'));
+    const crm = server.table('crm_contacts').id;
+    const unnamed = await gds(
+      ['records', 'import', crm, '-f', '-', '--format', 'csv'],
+      false,
+      ',email\n1,2\n',
+    );
+    expect(unnamed.code).toBe(2);
+    expect(forgedLines(unnamed)).toEqual([]);
+    expect(unnamed.stderr).toMatch(new RegExp(`^Name every column \\(email ${shown}, `, 'm'));
+  });
+
   it('list the tables a name denotes, each on its line', async () => {
     tail = forged(separator);
     const r = await gds(['status', 'customers']);
