@@ -36,8 +36,15 @@ export const NO_SECRET_SERVICE_TOOLS = 'no Secret Service (install gnome-keyring
 export const NO_SECRET_SERVICE_SESSION =
   'no Secret Service session (run the tests under dbus-run-session with gnome-keyring unlocked, as .ci/run does)';
 
+export const NO_TERMINAL_STAND_IN =
+  'a terminal stand-in (stdin answering a question) is in the test process only: the single executable (GDS_TEST_CLI) runs on pipes';
+
 /** Each condition: undefined when the machine has what it names, else the reason to skip. */
 export const noPostgres: string | undefined = process.env.GDS_TEST_DATABASE_URL ? undefined : NO_POSTGRES;
+
+/** A test that asks a question on a terminal's stand-in, which runInProcess gives but not the executable's run. */
+export const noTerminalStandIn: string | undefined =
+  process.env.GDS_TEST_CLI === undefined ? undefined : NO_TERMINAL_STAND_IN;
 
 export const noSharedFixtures: string | undefined = existsSync(sharedFixturesDir)
   ? undefined
