@@ -13,7 +13,7 @@ import type { TestServer } from '../helpers/server.js';
 import { startRewritingProxy } from '../helpers/rewriting-proxy.js';
 import type { RewritingProxy } from '../helpers/rewriting-proxy.js';
 import { startTestServer } from './test-server.js';
-import { needs, noTerminalStandIn } from '../helpers/skip.js';
+import { needs, noTerminalStandIn, STAND_IN_ANSWER_RACES } from '../helpers/skip.js';
 
 /** What each string of the service ends with: a separator, then what would read as a line of gds's. */
 const forged = (separator: string) => `${separator}Forged: CERTIFIED`;
@@ -248,7 +248,7 @@ describe.each([
     expect(r.stderr).toMatch(new RegExp(`^ {2}tbl_\\w+ {2}production ${shown} {2}\\w+ ${shown}$`, 'm'));
   });
 
-  it('stay on the line of a question', needs(noTerminalStandIn), async () => {
+  it('stay on the line of a question', needs(STAND_IN_ANSWER_RACES, noTerminalStandIn), async () => {
     tail = forged(separator);
     const customers = server.table('customers').id;
     const r = await gds(['delete', customers], true, 'n\n');
