@@ -8,6 +8,7 @@ import type { AppContext } from '../context.js';
 import { requireRole, visibleTokenEnvironments, workspaceEnvironments } from '../certification/access.js';
 import { roleAtLeast } from '../../core/scopes.js';
 import type { Queryable } from '../db/handle.js';
+import { WhereClause } from '../db/where.js';
 import type { HttpError } from '../errors.js';
 import { forbidden, notFound } from '../errors.js';
 import { sha256 } from '../ids.js';
@@ -39,11 +40,15 @@ export async function listIntegrationTokens(
   if (!admin && options.userId !== undefined && options.userId !== caller.userId)
     requireRole(caller, 'ADMIN', "list another person's integration tokens");
   const issuer = admin ? options.userId : caller.userId;
-  const filters = givenFilters('t', caller.workspaceId, {
-    env: admin ? visibleTokenEnvironments(caller, await workspaceEnvironments(q, caller.workspaceId)) : null,
-    user_id: issuer,
-    id: options.id,
-  });
+  const environments = admin
+    ? visibleTokenEnvironments(caller, await workspaceEnvironments(q, caller.workspaceId))
+    : null;
+  const where = new WhereClause<string | string[]>();
+  where
+    .and(`t.workspace_id = ${where.param(caller.workspaceId)}`)
+    .given(environments, (p) => `t.env = ANY(${p}::text[])`)
+    .given(issuer, (p) => `t.user_id = ${p}::text`)
+    .given(options.id, (p) => `t.id = ${p}::text`);
   const rows = await q.query<{
     id: string;
     name: string;
@@ -61,9 +66,9 @@ export async function listIntegrationTokens(
     `SELECT t.id, t.name, t.client_token_hint, t.audience, t.scopes, t.env, t.user_id, u.email, t.created_at,
             t.last_used_at, t.revoked_at
        FROM gds.integration_tokens t LEFT JOIN gds.users u ON u.id = t.user_id
-      WHERE ${filters.where}
+      WHERE ${where.sql}
       ORDER BY t.created_at DESC, t.id`,
-    filters.params,
+    where.params,
   );
   return rows.map((r) => ({
     id: r.id,
@@ -78,31 +83,6 @@ export async function listIntegrationTokens(
     lastUsedAt: iso(r.last_used_at),
     revokedAt: iso(r.revoked_at),
   }));
-}
-
-/**
- * The WHERE of a token list: its workspace, then each filter given (`alias.column = $n`, a list `= ANY($n)`),
- * written only when given. Not `($n IS NULL OR column = $n)`: a generic plan (a prepared statement reused, a
- * pooler's server-side prepares, plan_cache_mode = force_generic_plan) cannot take that OR as an index
- * condition, so a token looked up by its id (the answer of its revocation) read the workspace's every token.
- */
-function givenFilters(
-  alias: string,
-  workspaceId: string,
-  filters: Record<string, string | string[] | null | undefined>,
-): { where: string; params: Array<string | string[]> } {
-  const params: Array<string | string[]> = [workspaceId];
-  const conditions = [`${alias}.workspace_id = $1`];
-  for (const [column, value] of Object.entries(filters)) {
-    if (value === null || value === undefined) continue;
-    params.push(value);
-    conditions.push(
-      Array.isArray(value)
-        ? `${alias}.${column} = ANY($${params.length}::text[])`
-        : `${alias}.${column} = $${params.length}::text`,
-    );
-  }
-  return { where: conditions.join(' AND '), params };
 }
 
 /** Revokes the integration token named by its `tf_` client token or its id; 404 when the workspace has none. */
@@ -172,7 +152,11 @@ export async function listCliTokens(
   workspaceId: string,
   filter: { userId?: string; id?: string } = {},
 ): Promise<CliTokenRow[]> {
-  const filters = givenFilters('c', workspaceId, { user_id: filter.userId, id: filter.id });
+  const where = new WhereClause<string>();
+  where
+    .and(`c.workspace_id = ${where.param(workspaceId)}`)
+    .given(filter.userId, (p) => `c.user_id = ${p}::text`)
+    .given(filter.id, (p) => `c.id = ${p}::text`);
   const rows = await q.query<{
     id: string;
     name: string | null;
@@ -185,9 +169,9 @@ export async function listCliTokens(
   }>(
     `SELECT c.id, c.name, c.user_id, u.email, c.token_hint, c.created_at, c.last_used_at, c.revoked_at
        FROM gds.cli_tokens c LEFT JOIN gds.users u ON u.id = c.user_id
-      WHERE ${filters.where}
+      WHERE ${where.sql}
       ORDER BY c.created_at DESC, c.id`,
-    filters.params,
+    where.params,
   );
   return rows.map((r) => ({
     id: r.id,
