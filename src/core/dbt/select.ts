@@ -218,7 +218,7 @@ export function selectDbt(
           selects.map((selector) => {
             const found = evaluate(selector, context, true);
             if (![...found.direct].some((id) => declared.has(id))) {
-              const message = `--select ${selector} matches no enabled model, seed or snapshot of the project${/(^|[,@+])file:[^,]*\//.test(selector) ? " (dbt's file: compares a file's name, never its folders: path: selects by path)" : ''}`;
+              const message = `--select ${selector} matches no enabled model, seed or snapshot of the project${/(^|[,@+])file:[^,]*\//.test(selector) ? " (dbt's file: compares a file's name, never its folders: path: selects by path)" : ''}${emptyPartNote(selector)}`;
               if (selection.strict === true) throw new DbtSelectionError(message, selector);
               warn(`${message}; it selects nothing`);
             }
@@ -246,7 +246,7 @@ export function selectDbt(
         )
       )
         warn(
-          `--exclude ${selector} matches no enabled model, seed, snapshot or test of the project; it excludes nothing`,
+          `--exclude ${selector} matches no enabled model, seed, snapshot or test of the project${emptyPartNote(selector)}; it excludes nothing`,
         );
       return found;
     }),
@@ -488,17 +488,34 @@ function splitUnion(entry: string): string[] {
  * matches stands for the node it is attached to (see evaluateCriterion).
  */
 function evaluate(selector: string, context: Context, testsSelectModels: boolean): Picked {
-  const atoms = selector.split(',').filter((a) => a !== '');
-  if (atoms.length === 0)
+  const atoms = selector.split(',');
+  if (atoms.every((a) => a === ''))
     throw new DbtSelectionError(`the selector ${JSON.stringify(selector)} is empty`, selector);
   return combine(
     'intersection',
     atoms.map((atom) =>
-      evaluateCriterion(parseAtom(atom, selector), atom, selector, context, testsSelectModels, context.mode),
+      // dbt reads an empty part (`orders,`) as the name "", which no node has: the intersection is empty.
+      atom === ''
+        ? { direct: new Set<string>(), indirect: new Set<string>() }
+        : evaluateCriterion(
+            parseAtom(atom, selector),
+            atom,
+            selector,
+            context,
+            testsSelectModels,
+            context.mode,
+          ),
     ),
     context.mode,
     context,
   );
+}
+
+/** Why a selector with an empty part beside a comma (`orders,`) selects nothing, or ''. */
+function emptyPartNote(selector: string): string {
+  return /(^|,)(,|$)/.test(selector)
+    ? ' (dbt reads the empty part beside its comma as a name no node has, so the intersection is empty: drop the comma)'
+    : '';
 }
 
 const ATOM = /^(@)?(?:(\d*)\+)?(.+?)(?:\+(\d*))?$/;
