@@ -360,7 +360,7 @@ export interface paths {
         put?: never;
         /**
          * Register or replace a definition artifact (§4.7); MANAGEMENT token only
-         * @description A replacement is compared with the definition held inside the writing transaction, under the table's row lock: parallel identical replacements make one version. `If-Match` (a replacement only): the definition version it was computed from. A registration whose name or source is already used (a parallel one included) is 409 with the holder's id in `details.existingId`. A replacement stays in its table's environment: a connector of another environment is 404 `replace_environment_mismatch` (a table moves by `POST /api/tables/{tableId}/promotions`). A replacement whose name or source another table holds is 409 `name_conflict` or `source_conflict` with that table's id in `details.existingId` and the replaced one's in `details.replaceId`.
+         * @description A replacement is compared with the definition held inside the writing transaction, under the table's row lock: parallel identical replacements make one version. `If-Match` (a replacement only): the definition version it was computed from. A registration whose name or source is already used (a parallel one included) is 409 with the holder's id in `details.existingId`, only where the caller may read the holder (its environment, and for a MANAGEMENT token a table its issuer owns or, as a workspace admin, could replace); otherwise no id, `details.replaceable` false and `details.reason` saying that a table the caller cannot see holds it. A replacement stays in its table's environment: a connector of another environment is 404 `replace_environment_mismatch` (a table moves by `POST /api/tables/{tableId}/promotions`). A replacement whose name or source another table holds is 409 `name_conflict` or `source_conflict` with that table's id in `details.existingId` (where the caller may read it) and the replaced one's in `details.replaceId`.
          */
         post: operations["registerDefinition"];
         delete?: never;
@@ -2825,7 +2825,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description A resource with the same name or source exists (`details.existingId` names it: a registration passes it as `replaceId`, unless `details.replaceable` is false, `details.reason` saying why: a Mode B table, or a table of another environment than the registration's connector, which moves by promotion; for a replacement, `details.replaceId` present, it is another table), or a parallel request stored it first. */
+        /** @description A resource with the same name or source exists (`details.existingId` names it: a registration passes it as `replaceId`, unless `details.replaceable` is false, `details.reason` saying why: a Mode B table, or a table of another environment than the registration's connector, which moves by promotion; for a replacement, `details.replaceId` present, it is another table; no id where the caller may not read that table), or a parallel request stored it first. */
         Conflict: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -27,19 +27,33 @@ afterAll(async () => {
   await server?.close();
 });
 
-const push = async (file: string, content: string, connector = dev) => {
+const push = async (file: string, content: string, connector = dev, role: 'OWNER' | 'MEMBER' = 'OWNER') => {
   await writeFile(join(dir, file), content);
   return runInProcess(['push', join(dir, file), '--connector', connector], {
     env: {
       GDS_CONFIG_DIR: dir,
       GDS_SECRET_STORAGE: 'file',
       SERVICE_API_URL: server.url,
-      SERVICE_TOKEN: server.user('OWNER').cliToken,
+      SERVICE_TOKEN: server.user(role).cliToken,
     },
   });
 };
 
 describe('collision suggestions', () => {
+  it('a name held by a table the pusher cannot see: gds says so, names no id and suggests no --replace', async () => {
+    // customers_production is in production; the member sees dev only.
+    const held = server.table('customers_production').id;
+    const content =
+      'table: customers_production\nsource: analytics_dev.categorydim\ncolumns:\n  - name: category_id\n';
+    const result = await push('hidden.yml', content, dev, 'MEMBER');
+    expect(result.code).toBe(6);
+    expect(result.stderr).toContain("A governance artifact named 'customers_production' already exists");
+    expect(result.stderr).toContain('a table you cannot see');
+    expect(result.stderr).toContain('ask its owner or a workspace admin');
+    expect(result.stderr).not.toContain(held);
+    expect(result.stderr).not.toContain('--replace');
+  });
+
   it('a Mode B table’s name: 409 not replaceable, with the reason; gds suggests no --replace', async () => {
     const content =
       'table: crm_contacts\nsource: analytics_dev.categorydim\ncolumns:\n  - name: category_id\n';

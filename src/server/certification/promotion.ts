@@ -366,7 +366,7 @@ export async function landBundle(
       } satisfies LandOutcome;
     });
   } catch (error) {
-    throw await conflictOfUniqueViolation(ctx.db, error, caller.workspaceId, name);
+    throw await conflictOfUniqueViolation(ctx.db, error, caller, name);
   }
 }
 

@@ -15,7 +15,7 @@ import { promotedName } from '../../core/promoted-name.js';
 import { slugOf } from '../../core/table-slug.js';
 import type { Effect, TransitionContext } from '../../core/lifecycle/index.js';
 import { inEnvironmentScope } from '../certification/access.js';
-import { roleAtLeast } from '../../core/scopes.js';
+import { isRole, roleAtLeast } from '../../core/scopes.js';
 import type { Caller } from '../auth/caller.js';
 import { getWorkspaceConfig } from '../certification/config.js';
 import type { AppContext } from '../context.js';
@@ -453,13 +453,7 @@ async function findCollision(
   environmentLabel: string,
   except: string | null,
   promoted?: string,
-): Promise<
-  | (({ kind: 'name'; existingId: string } | { kind: 'source'; source: string; existingId: string }) & {
-      replaceable: boolean;
-      reason?: string;
-    })
-  | null
-> {
+): Promise<Collision | null> {
   const rows = await q.query<Holder & { by_name: boolean; mode: string }>(
     `SELECT (lower(name) = ANY(${LOWERED_NAMES}) OR slug = $3) AS by_name, id, mode, name, environment_label,
             source, owner_id
@@ -473,14 +467,18 @@ async function findCollision(
   if (!row) return null;
   // A Mode B (custody) table is never replaced by a push, nor a table of another environment (a replacement
   // keeps its table's environment): say so instead of suggesting a replacement the service would refuse. A
-  // table the caller may not read (§5.6: outside their environments), custody or not, is not named.
+  // table the caller may not read is neither named nor identified.
   const other = row.by_name ? 'table name' : 'source';
-  const custody = !inEnvironmentScope(caller, row.environment_label)
-    ? {
-        replaceable: false,
-        reason: `A table of an environment you may not read holds this ${other}, and a push to ${environmentLabel} cannot replace it: a replacement keeps its table's environment. Give the artifact another ${other}.`,
-      }
-    : row.mode === 'MODE_B'
+  if (!(await mayReadHolder(q, caller, row))) {
+    return {
+      kind: row.by_name ? 'name' : 'source',
+      source,
+      replaceable: false,
+      reason: hiddenHolderReason(other),
+    };
+  }
+  const custody =
+    row.mode === 'MODE_B'
       ? {
           replaceable: false,
           reason: `'${row.name}' is a Mode B (custody) table, managed through the dashboard or API; a push cannot replace it. Give the artifact another table name.`,
@@ -497,6 +495,40 @@ async function findCollision(
   return row.by_name
     ? { kind: 'name', existingId: row.id, ...custody }
     : { kind: 'source', source, existingId: row.id, ...custody };
+}
+
+/**
+ * The table holding a registration's name or source; `existingId` absent when the caller may not read it
+ * (mayReadHolder), `replaceable` false then.
+ */
+type Collision = ({ kind: 'name' } | { kind: 'source'; source: string }) & {
+  existingId?: string;
+  replaceable: boolean;
+  reason?: string;
+};
+
+/**
+ * Whether the caller may learn which table holds a name or source: a person reads every table of their
+ * environment scope (gds status), a MANAGEMENT token acts only on its environment's tables its issuer owns or
+ * could replace as a workspace admin (requireTokenTableWrite). Any other holder stays unnamed.
+ */
+async function mayReadHolder(
+  q: Queryable,
+  caller: Caller,
+  holder: Pick<Holder, 'environment_label' | 'owner_id'>,
+): Promise<boolean> {
+  if (!inEnvironmentScope(caller, holder.environment_label)) return false;
+  if (caller.kind === 'session' || holder.owner_id === caller.userId) return true;
+  const [member] = await q.query<{ role: string }>(
+    'SELECT role FROM gds.memberships WHERE workspace_id = $1 AND user_id = $2 AND active',
+    [caller.workspaceId, caller.userId],
+  );
+  return member !== undefined && isRole(member.role) && roleAtLeast(member.role, 'ADMIN');
+}
+
+/** What a 409 says of a holder the caller may not read: that one exists, and who can act on it. */
+function hiddenHolderReason(other: string): string {
+  return `The ${other} is held by a table you cannot see (another owner's, or of an environment outside your scope): give the artifact another ${other}, or ask its owner or a workspace admin to free it or to replace that table's definition.`;
 }
 
 /**
@@ -604,17 +636,18 @@ export async function lockRegistrations(tx: Queryable, workspaceId: string): Pro
 export async function conflictOfUniqueViolation(
   db: Queryable,
   error: unknown,
-  workspaceId: string,
+  caller: Caller,
   name: string,
 ): Promise<unknown> {
   if ((error as { code?: unknown }).code !== '23505') return error;
-  const [row] = await db.query<{ id: string }>(
-    `SELECT COALESCE(governance_id, id) AS id FROM gds.tables
+  const [row] = await db.query<{ id: string; environment_label: string; owner_id: string }>(
+    `SELECT COALESCE(governance_id, id) AS id, environment_label, owner_id FROM gds.tables
       WHERE workspace_id = $1 AND active AND (lower(name) = ANY(${LOWERED_NAMES}) OR slug = $3) LIMIT 1`,
-    [workspaceId, name, slugOf(name)],
+    [caller.workspaceId, name, slugOf(name)],
   );
+  const named = row !== undefined && (await mayReadHolder(db, caller, row));
   return new HttpError(409, 'name_conflict', `A governance artifact named '${name}' already exists`, {
-    ...(row ? { existingId: row.id } : {}),
+    ...(named ? { existingId: row.id } : { replaceable: false, reason: hiddenHolderReason('table name') }),
   });
 }
 
@@ -643,7 +676,7 @@ export async function registerDefinition(
       registerPrepared(ctx, tx, caller, prepared, input, via),
     );
   } catch (error) {
-    throw await conflictOfUniqueViolation(ctx.db, error, caller.workspaceId, prepared.artifact.table);
+    throw await conflictOfUniqueViolation(ctx.db, error, caller, prepared.artifact.table);
   }
 }
 
@@ -670,7 +703,7 @@ export async function previewDefinition(
     });
   } catch (error) {
     if (error instanceof RolledBack) return error.outcome;
-    throw await conflictOfUniqueViolation(ctx.db, error, caller.workspaceId, prepared.artifact.table);
+    throw await conflictOfUniqueViolation(ctx.db, error, caller, prepared.artifact.table);
   }
 }
 
@@ -870,20 +903,25 @@ function checkSameEnvironment(table: TableRow, connector: ConnectorRow): void {
 }
 
 /** 409 of a replacement whose name or source another table holds: the replaceId sent is not the way out. */
-function replacementCollision(
-  collision: NonNullable<Awaited<ReturnType<typeof findCollision>>>,
-  table: TableRow,
-  name: string,
-): HttpError {
+function replacementCollision(collision: Collision, table: TableRow, name: string): HttpError {
   const holds =
     collision.kind === 'name'
       ? { code: 'name_conflict', what: `the name '${name}'` }
       : { code: 'source_conflict', what: `the source '${collision.source}'` };
+  const { existingId } = collision;
+  if (existingId === undefined) {
+    return new HttpError(
+      409,
+      holds.code,
+      `A table you cannot see holds ${holds.what}, so ${table.name} (${table.id}) cannot take it: give the definition another table name or source, or ask that table's owner or a workspace admin to free it.`,
+      { replaceId: table.governanceId },
+    );
+  }
   return new HttpError(
     409,
     holds.code,
-    `Another governance artifact (${collision.existingId}) already holds ${holds.what}, so ${table.name} (${table.id}) cannot take it: give the definition another table name or source.`,
-    { existingId: collision.existingId, replaceId: table.governanceId },
+    `Another governance artifact (${existingId}) already holds ${holds.what}, so ${table.name} (${table.id}) cannot take it: give the definition another table name or source.`,
+    { existingId, replaceId: table.governanceId },
   );
 }
 
