@@ -1,6 +1,7 @@
 // The audit trail: every action of the server writes an entry in the same transaction as the action.
 import type { Clock } from './clock.js';
 import type { Queryable } from './db/handle.js';
+import { WhereClause } from './db/where.js';
 import { badRequest } from './errors.js';
 import { newId } from './ids.js';
 import type { AuditEntry } from '../contract/types.js';
@@ -177,25 +178,22 @@ export async function listAudit(
   workspaceId: string,
   query: AuditQuery,
 ): Promise<{ entries: AuditEntry[]; nextCursor: string }> {
-  const where = ['workspace_id = $1'];
-  const params: unknown[] = [workspaceId];
-  const add = (clause: string, value: unknown) => {
-    params.push(value);
-    where.push(clause.replace('?', `$${params.length}`));
-  };
-  if (query.cursor !== undefined) add('seq < ?::bigint', decodeCursor(query.cursor));
-  if (query.eventType !== undefined) add('action = ?', query.eventType);
+  const where = new WhereClause();
+  where
+    .and(`workspace_id = ${where.param(workspaceId)}`)
+    .given(query.cursor === undefined ? undefined : decodeCursor(query.cursor), (p) => `seq < ${p}::bigint`)
+    .given(query.eventType, (p) => `action = ${p}`);
   const rows =
     query.since === undefined
       ? await q.query<AuditRow>(
-          `SELECT ${ENTRY_COLUMNS} FROM gds.audit_log WHERE ${where.join(' AND ')}
-            ORDER BY seq DESC LIMIT $${params.push(query.limit + 1)}`,
-          params,
+          `SELECT ${ENTRY_COLUMNS} FROM gds.audit_log WHERE ${where.sql}
+            ORDER BY seq DESC LIMIT ${where.param(query.limit + 1)}`,
+          where.params,
         )
       : await q.query<AuditRow>(
           // The workspace's seqs, each found through the primary key.
           `SELECT ${ENTRY_COLUMNS} FROM gds.audit_log WHERE seq = ANY($1::bigint[]) ORDER BY seq DESC`,
-          [await sincePage(q, where, params, query.since, query.limit + 1, query.eventType)],
+          [await sincePage(q, where, workspaceId, query.since, query.limit + 1, query.eventType)],
         );
   const entries: AuditEntry[] = [];
   let bytes = 0;
@@ -217,20 +215,21 @@ export async function listAudit(
  * newest `want` entries by seq come first (a recent window fills the page with them, read as a page without
  * `since` is); only when some of them are older than since is the rest of the window read by time, below the
  * last of them (audit_log_by_time): the log behind the window is never read. With clocks that agree that is
- * the window's last page, and a window a page holds.
+ * the window's last page, and a window a page holds. `where`, the list's filters, takes the first read's
+ * parameters after its own.
  */
 async function sincePage(
   q: Queryable,
-  where: readonly string[],
-  params: readonly unknown[],
+  where: WhereClause,
+  workspaceId: string,
   since: string,
   want: number,
   eventType: string | undefined,
 ): Promise<string[]> {
   const newest = await q.query<{ seq: string; inside: boolean }>(
-    `SELECT seq::text AS seq, created_at >= $${params.length + 1}::timestamptz AS inside FROM gds.audit_log
-      WHERE ${where.join(' AND ')} ORDER BY audit_log.seq DESC LIMIT $${params.length + 2}`,
-    [...params, since, want],
+    `SELECT seq::text AS seq, created_at >= ${where.param(since)}::timestamptz AS inside FROM gds.audit_log
+      WHERE ${where.sql} ORDER BY audit_log.seq DESC LIMIT ${where.param(want)}`,
+    where.params,
   );
   const page = newest.filter((row) => row.inside).map((row) => row.seq);
   const last = newest.at(-1);
@@ -242,7 +241,7 @@ async function sincePage(
         WHERE workspace_id = $1 AND created_at >= $2::timestamptz AND seq + 0 < $3::bigint
           ${eventType === undefined ? '' : 'AND action = $5'})
      SELECT seq::text AS seq FROM in_window ORDER BY in_window.seq DESC LIMIT $4`,
-    [params[0], since, last.seq, want - page.length, ...(eventType === undefined ? [] : [eventType])],
+    [workspaceId, since, last.seq, want - page.length, ...(eventType === undefined ? [] : [eventType])],
   );
   return [...page, ...older.map((row) => row.seq)];
 }
