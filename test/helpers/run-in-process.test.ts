@@ -62,3 +62,27 @@ it("leaves V8's flags to the test process: a plan's held young generation and fu
     setFlags.mockRestore();
   }
 });
+
+it('answers a question through the stand-in terminal, and captures what the command says after the answer', async () => {
+  const configDir = join(await mkdtemp(join(tmpdir(), 'gds-in-process-')), 'gds');
+  const env = { GDS_CONFIG_DIR: configDir, GDS_SECRET_STORAGE: 'file', NO_COLOR: '1' };
+  for (const name of ['p1', 'p2']) {
+    const base = `https://${name}.example`;
+    const set = await runInProcess(
+      ['auth', 'set', '--no-verify', '--token', `cli_${name}Token42`, '--base', base],
+      {
+        env: { ...env, GDS_PROFILE: name },
+      },
+    );
+    expect(set.code, set.stderr).toBe(0);
+  }
+  const active = async () => JSON.parse(await readFile(join(configDir, 'config.json'), 'utf8')).activeProfile;
+  const other = (await active()) === 'p1' ? 'p2' : 'p1';
+  // The arrow down to the other profile, then Enter; then the stand-in stdin ends.
+  const r = await runInProcess(['auth', 'switch'], { terminal: true, env, input: '\u001b[B\r' });
+  expect(r.code, r.stderr).toBe(0);
+  expect(r.stderr).toContain('Which profile?');
+  // Said after the prompt ended (Inquirer ends the stream it piped into stderr): a write after end before.
+  expect(r.stderr).toContain(`✓ ${other} is the active profile (https://${other}.example).\n`);
+  expect(await active()).toBe(other);
+});

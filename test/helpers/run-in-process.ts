@@ -100,6 +100,12 @@ const processEvents: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP',
 class Capture extends Writable {
   text = '';
   private readonly decoder = new StringDecoder('utf8');
+  /**
+   * Marked as node marks process.stdout and process.stderr: a stream piped into it never ends it. A prompt
+   * of Inquirer's pipes its output into stderr (the legacy Stream#pipe) and ends that pipe once answered,
+   * which ended an unmarked capture: what the command said after the answer was a write after end.
+   */
+  readonly _isStdio = true;
   constructor() {
     super({ decodeStrings: false });
   }

@@ -46,14 +46,6 @@ export const noPostgres: string | undefined = process.env.GDS_TEST_DATABASE_URL 
 export const noTerminalStandIn: string | undefined =
   process.env.GDS_TEST_CLI === undefined ? undefined : NO_TERMINAL_STAND_IN;
 
-/**
- * Answering a question through runInProcess's stand-in stdin (the input given, then its end) leaves the
- * command writing after the call has returned (an unhandled write after end, seen in the fresh-clone CI of
- * 1d7418cf): the harness cannot answer a question yet.
- */
-export const STAND_IN_ANSWER_RACES =
-  "runInProcess's stand-in stdin cannot answer a question yet: the command writes after the call returned";
-
 export const noSharedFixtures: string | undefined = existsSync(sharedFixturesDir)
   ? undefined
   : NO_SHARED_FIXTURES;
