@@ -700,6 +700,16 @@ function matchMethod(
     root !== undefined && dbtBefore1(manifest.dbtVersion, 4)
       ? located.filter((n) => n.packageName === root)
       : located;
+  // From 1.4 dbt globs the value in the root project's folder and selects a node whose file, a folder above it
+  // or its .yml is among the paths found there: another package's node only by a path the root project has too
+  // (`path:models/edr` selects none of a package's models/edr/ where the root project has no models/edr).
+  const pathSelects = (n: ManifestNode): boolean =>
+    pathMatches(
+      n,
+      value,
+      ymls,
+      root === undefined || n.packageName === root ? undefined : rootProjectPaths(manifest, root),
+    );
   // dbt's parsed_nodes: its manifest's nodes, where the unit tests are not (gds reads them among the nodes).
   const configurable = () => parsed.filter((n) => n.resourceType !== 'unit_test');
   const pick = (test: (node: ManifestNode) => boolean, among: ManifestNode[] = all) =>
@@ -729,7 +739,7 @@ function matchMethod(
     // Before dbt 1.2 (no file method) a value ending in .sql is a name, as that dbt read it.
     case undefined:
       return value.includes('/')
-        ? pick((n) => pathMatches(n, value, ymls), pathed())
+        ? pick(pathSelects, pathed())
         : /\.(sql|py|csv)$/i.test(value) && !dbtBefore1(manifest.dbtVersion, 2)
           ? pick((n) => fileMatches(n, value, like, stems), located)
           : pick((n) => fqnMatches(n, value, wildcards, underscored), named);
@@ -738,7 +748,7 @@ function matchMethod(
     case 'tag':
       return pick((n) => n.tags.some((t) => like(value, t)), allNodes);
     case 'path':
-      return pick((n) => pathMatches(n, value, ymls), pathed());
+      return pick(pathSelects, pathed());
     // dbt's file method compares the file's name alone: `file:models/x.sql` matches nothing (path: does).
     case 'file':
       return pick((n) => fileMatches(n, value, like, stems), located);
@@ -1147,17 +1157,64 @@ const pathsTakePatches = (dbtVersion: string | undefined) => !dbtBefore1(dbtVers
 /**
  * dbt's path method: the value is a glob of paths in the project (pathlib's: `*` within one folder, `**`
  * any folders), and a node is selected by its file, by a folder above it, or (`patches`: dbt 1.5+) by the
- * .yml that documents it.
+ * .yml that documents it. With `inRoot` (a node of another package) only by such a path the root project's
+ * folder holds too, where dbt's glob looks.
  */
-function pathMatches(node: ManifestNode, value: string, patches = true): boolean {
+function pathMatches(
+  node: ManifestNode,
+  value: string,
+  patches = true,
+  inRoot?: ReadonlySet<string>,
+): boolean {
   const pattern = value
     .replace(/^(\.\/)+/, '')
     .split('/')
     .filter((part) => part !== '' && part !== '.');
   if (pattern.length === 0) return false;
   const file = node.originalFilePath;
-  if (file !== undefined && pathGlob(pattern, file.split('/'), true)) return true;
-  return patches && node.patchPath !== undefined && pathGlob(pattern, node.patchPath.split('/'), false);
+  if (file !== undefined) {
+    const parts = file.split('/');
+    if (inRoot === undefined) {
+      if (pathGlob(pattern, parts, true)) return true;
+    } else
+      for (let length = 0; length <= parts.length; length++) {
+        const prefix = parts.slice(0, length);
+        if (inRoot.has(prefix.join('/')) && pathGlob(pattern, prefix, false)) return true;
+      }
+  }
+  return (
+    patches &&
+    node.patchPath !== undefined &&
+    (inRoot === undefined || inRoot.has(node.patchPath)) &&
+    pathGlob(pattern, node.patchPath.split('/'), false)
+  );
+}
+
+const rootPathsCache = new WeakMap<Manifest, ReadonlySet<string>>();
+
+/**
+ * The paths gds knows the root project's folder holds: the file of each of its nodes (sources, tests,
+ * exposures… too), the .yml that documents one, and every folder above them ('' is the folder itself).
+ */
+function rootProjectPaths(manifest: Manifest, root: string): ReadonlySet<string> {
+  const cached = rootPathsCache.get(manifest);
+  if (cached !== undefined) return cached;
+  const paths = new Set<string>(['']);
+  const add = (path: string | undefined) => {
+    if (path === undefined) return;
+    const parts = path.split('/');
+    for (let length = 1; length <= parts.length; length++) paths.add(parts.slice(0, length).join('/'));
+  };
+  const addNode = (node: ManifestNode) => {
+    if (node.packageName !== root) return;
+    add(node.originalFilePath);
+    add(node.patchPath);
+  };
+  manifest.nodes.forEach(addNode);
+  manifest.sources.forEach(addNode);
+  manifest.others.forEach(addNode);
+  rootPathsCache.set(manifest, paths);
+  return paths;
 }
 
 /** Whether the glob's parts from `p` match the path's from `i` (`within`: or a folder above the path). */
