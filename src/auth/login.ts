@@ -151,11 +151,10 @@ export async function login(options: LoginOptions): Promise<LoginResult> {
       expiresIn: device.expires_in,
     });
   } else {
-    options.tell(
-      `${message}\n` +
-        (complete ? `(or open ${complete})\n` : '') +
-        `Waiting for the approval (the code expires in ${describeSeconds(device.expires_in)})…`,
-    );
+    // A line each: `tell` says one line, so the service's address or code cannot forge another.
+    options.tell(message);
+    if (complete) options.tell(`(or open ${complete})`);
+    options.tell(`Waiting for the approval (the code expires in ${describeSeconds(device.expires_in)})…`);
   }
   options.onVerificationUri?.(
     stripControlCharacters(device.verification_uri_complete ?? device.verification_uri),
@@ -250,7 +249,7 @@ async function signInNotSaved(
   return new CliError(`${cause.message.replace(/\.$/, '')}: ${fate}.`, {
     exitCode: cause.exitCode,
     code: cause.code,
-    ...(cause.suggestion === undefined ? {} : { suggestion: cause.suggestion }),
+    ...(cause.given.suggestion === undefined ? {} : { suggestion: cause.given.suggestion }),
     ...(cause.details === undefined ? {} : { details: cause.details }),
   });
 }

@@ -3,6 +3,7 @@
 import { closest } from '../core/did-you-mean.js';
 import { echoed, echoedList } from '../core/echo.js';
 import { CliError, ExitCode } from '../core/errors.js';
+import { Lines } from '../core/terminal-text.js';
 import type { ExitCodeValue } from '../core/errors.js';
 
 /** The shape oclif gives its own errors: parse errors carry `parse`, every CLIError may carry `oclif.exit`. */
@@ -59,10 +60,10 @@ export function freeingExitOne(failure: CliError): CliError {
 
 /** `failure` ending with `exitCode`; its message, code, suggestion and details kept. */
 export function withExitCode(failure: CliError, exitCode: ExitCodeValue): CliError {
-  return new CliError(failure.message, {
+  return new CliError(failure.given.message, {
     exitCode,
     code: failure.code,
-    ...(failure.suggestion === undefined ? {} : { suggestion: failure.suggestion }),
+    ...(failure.given.suggestion === undefined ? {} : { suggestion: failure.given.suggestion }),
     details: failure.details,
   });
 }
@@ -74,7 +75,7 @@ export function withExitCode(failure: CliError, exitCode: ExitCodeValue): CliErr
 export function usageInGdsVoice(
   message: string,
   context: UsageContext = {},
-): { reason: string; nearMiss?: string } {
+): { reason: Lines; nearMiss?: string } {
   const text = withWordsEchoed(message, context.argv ?? [])
     .replace(/\n*See more help with --help\s*$/, '')
     .replace(/^The following errors? occurred:\s*/, '')
@@ -119,8 +120,8 @@ export function usageInGdsVoice(
     })
     .filter((line) => line !== '');
   return nearMiss === undefined
-    ? { reason: sentences.join('\n') }
-    : { reason: sentences.join('\n'), nearMiss };
+    ? { reason: new Lines(sentences) }
+    : { reason: new Lines(sentences), nearMiss };
 }
 
 /**

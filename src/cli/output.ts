@@ -7,7 +7,7 @@
 import { styleText } from 'node:util';
 import { settingValue } from './settings.js';
 import { CliError, ExitCode } from '../core/errors.js';
-import { onOneLine, stripControlCharacters } from '../core/terminal-text.js';
+import { type Lines, onOneLine, stripControlCharacters } from '../core/terminal-text.js';
 import { ndjsonLine } from '../core/ndjson.js';
 import { type Diagnostic, formatDiagnostic } from '../core/gate1/diagnostic.js';
 import { jsonSegments } from './json-colour.js';
@@ -294,9 +294,7 @@ export class Output {
    * (`orders\nState:  CERTIFIED`).
    */
   printField(...segments: Segment[]): void {
-    this.print(
-      ...segments.map((s) => (typeof s === 'string' ? onOneLine(s) : { ...s, text: onOneLine(s.text) })),
-    );
+    this.print(...segments.map(oneLineSegment));
   }
 
   /** Human lines on stdout in one write (a diff of 80,000 lines wrote them one by one for a second). */
@@ -306,11 +304,29 @@ export class Output {
     this.stdout.write(lines.map((segments) => `${this.render(segments, color)}\n`).join(''));
   }
 
-  /** A message for the person at the terminal, on stderr. */
+  /**
+   * A line for the person at the terminal, on stderr: one line, whatever its segments hold (each run of line
+   * breaks reads as a space, as in `printField`), so that no service's string in it forges a line of gds's
+   * (`Job j_1 ended FAILED\nForged: …`). gds's own lines are `infoLines`; a document, `infoDocument`.
+   */
   info(...segments: Segment[]): void {
+    this.writeStderr(`${this.render(segments.map(oneLineSegment), this.colorOnStderr)}\n`);
+  }
+
+  /** gds's own lines on stderr (`lines` in terminal-text.ts), each a line of its own. */
+  infoLines(text: Lines): void {
+    for (const line of text.lines) this.info(line);
+  }
+
+  /** A document on stderr, its lines as they are (the JSON body of a refused `gds api` call). */
+  infoDocument(...segments: Segment[]): void {
+    this.writeStderr(`${this.render(segments, this.colorOnStderr)}\n`);
+  }
+
+  private writeStderr(text: string): void {
     // A line said while a spinner turns goes above it, and the spinner carries on below.
     this.activeSpinner?.clear();
-    this.stderr.write(`${this.render(segments, this.colorOnStderr)}\n`);
+    this.stderr.write(text);
     this.activeSpinner?.render();
   }
 
@@ -320,8 +336,8 @@ export class Output {
    */
   success(text: string): void {
     if (this.json) return;
-    // One line, as a detail view's: a service's string in it (`now REJECTED\n✓ Certified …`) forges no other.
-    this.info(this.style('green', successMark), ` ${onOneLine(text)}`);
+    // One line (info's), as a detail view's: a service's string in it (`now REJECTED\n✓ Certified …`) forges no other.
+    this.info(this.style('green', successMark), ` ${text}`);
   }
 
   /**
@@ -338,7 +354,8 @@ export class Output {
   }
 
   /** A warning on stderr that stays machine-readable: under --json one `{"warning":{"message"}}` line, as
-   *  an error is one `{"error":…}` line, so every line of stderr parses. */
+   *  an error is one `{"error":…}` line, so every line of stderr parses (JSON keeps its line breaks); else one
+   *  `Warning:` line, as `info` makes it. */
   warn(message: string): void {
     if (this.json) this.errorRecord({ warning: { message: stripControlCharacters(message) } });
     else this.info(this.style('yellow', 'Warning:'), ` ${message}`);
@@ -450,7 +467,7 @@ export class Output {
     const width = (this.stderr as { columns?: number }).columns;
     if (this.json || this.stderr.isTTY !== true) return this.plainProgress();
     if (!width) {
-      this.info(onOneLine(text));
+      this.info(text);
       return this.plainProgress();
     }
     const { spinner, turning } = await oraSpinner(
@@ -473,9 +490,12 @@ export class Output {
       this.errorRecord(errorBody(error));
       return;
     }
-    this.info(this.style(['bold', 'red'], 'Error:'), ` ${error.message}`);
+    // The message is one line, unless gds wrote its lines (a list of candidates): a service's never makes two.
+    const [headline = '', ...more] = error.messageLines.lines;
+    this.info(this.style(['bold', 'red'], 'Error:'), ` ${headline}`);
+    for (const line of more) this.info(line);
     for (const line of diagnosticLines(error.details)) this.info(`  ${line}`);
-    if (error.suggestion !== undefined) this.info(error.suggestion);
+    if (error.suggestionLines !== undefined) this.infoLines(error.suggestionLines);
   }
 
   /** Ctrl-C: stop any spinner and give the terminal its cursor back before the process exits. */
@@ -491,7 +511,7 @@ export class Output {
 
   private plainProgress(): Spinner {
     const line = (text: string | undefined) => {
-      if (!this.json && text !== undefined) this.info(onOneLine(text));
+      if (!this.json && text !== undefined) this.info(text);
     };
     const success = (text: string | undefined) => {
       if (text !== undefined) this.success(text);
@@ -508,6 +528,11 @@ export class Output {
       })
       .join('');
   }
+}
+
+/** A segment on one line: its line breaks read as spaces (`onOneLine`). */
+function oneLineSegment(segment: Segment): Segment {
+  return typeof segment === 'string' ? onOneLine(segment) : { ...segment, text: onOneLine(segment.text) };
 }
 
 /** The `file:line:col severity path: message (code)` lines of gate1.yml diagnostics an error carries (the

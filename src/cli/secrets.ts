@@ -2,6 +2,7 @@
 import { fstatSync, statSync } from 'node:fs';
 import { redactJson, redactSecrets, secretsOfRun } from '../core/redact.js';
 import { CliError } from '../core/errors.js';
+import type { Lines } from '../core/terminal-text.js';
 import { secretsFrom } from './process-title.js';
 
 export { scrubProcessTitle, secretsFrom } from './process-title.js';
@@ -9,10 +10,14 @@ export { scrubProcessTitle, secretsFrom } from './process-title.js';
 /** The same error with every secret of the run masked in its message, suggestion and details. */
 export function redactError(error: CliError, argv: readonly string[]): CliError {
   const secrets = withRunSecrets(secretsFrom(argv));
-  return new CliError(redactSecrets(error.message, secrets), {
+  const redacted = (text: string | Lines) =>
+    typeof text === 'string'
+      ? redactSecrets(text, secrets)
+      : text.map((line) => redactSecrets(line, secrets));
+  return new CliError(redacted(error.given.message), {
     exitCode: error.exitCode,
     code: error.code,
-    suggestion: error.suggestion === undefined ? undefined : redactSecrets(error.suggestion, secrets),
+    suggestion: error.given.suggestion === undefined ? undefined : redacted(error.given.suggestion),
     details: redactJson(error.details, secrets),
   });
 }

@@ -25,6 +25,7 @@ import { echoedHost, echoedUrl } from '../core/echo.js';
 import { isLoopbackUrl } from '../core/url-policy.js';
 import { unverifiedClaims } from '../core/jwt-claims.js';
 import { CliError, ExitCode, exitCodeForStatus } from '../core/errors.js';
+import { Lines } from '../core/terminal-text.js';
 import { createApiClient } from '../client/index.js';
 import { proxyVariable } from '../client/transport.js';
 import type { AuthProvider } from '../client/transport.js';
@@ -244,7 +245,7 @@ function suggestionFor(
   path: string,
   credentials: ResolvedCredentials | undefined,
   config: GdsConfig | undefined,
-): string | undefined {
+): string | Lines | undefined {
   switch (error.status) {
     case 401:
       if (credentials === undefined) return undefined;
@@ -264,18 +265,18 @@ function suggestionFor(
       // An access token given as it is (SERVICE_TOKEN, --token) lasts 60 minutes, and gds cannot renew it: a CI
       // job longer than that needs the token in a profile, which renews it with its refresh token.
       if (error.code === 'token_expired' && credentials.tokenKind === 'static')
-        return [
+        return new Lines([
           `The access token from ${describeSource(credentials.tokenSource, 'SERVICE_TOKEN')} has expired: it lasts 60 minutes, and gds renews only a token kept in a profile.`,
           'For work longer than that, store the integration token in a profile that renews itself, and use it',
           `instead${credentials.tokenSource === 'env' ? ' of SERVICE_TOKEN' : credentials.tokenSource === 'flag' ? ' of --token' : ''}:`,
           '  printf %s "$REFRESH_TOKEN" | gds tokens refresh --save-profile ci   then: gds … --profile ci',
-        ].join('\n');
-      return [
+        ]);
+      return new Lines([
         `The token from ${describeSource(credentials.tokenSource, 'SERVICE_TOKEN')} was refused. Use one the service accepts:`,
         '  gds auth set --token <t> --base <url>      store a CLI token in a profile',
         '  gds auth login                             sign in with the browser',
         '  SERVICE_TOKEN=<t>                          in CI, nothing stored',
-      ].join('\n');
+      ]);
     case 403: {
       const scope = requiredScope(error.details);
       // A table's scope (tables:<slug>:<permission>) is a DATA-API token's, granted by --table, not --scope.

@@ -236,6 +236,6 @@ export default class Api extends ApiCommand<typeof Api> {
       this.out.errorRecord(body as object);
       return;
     }
-    this.out.info(...jsonSegments(body));
+    this.out.infoDocument(...jsonSegments(body));
   }
 }

@@ -1,5 +1,6 @@
 // Exit codes and the one error type commands, services and auth throw; rendered once, at the top (src/cli).
 // The codes are the README's (Output and exit codes); `gate diff` uses 1 for "different".
+import { Lines, onOneLine } from './terminal-text.js';
 
 export const ExitCode = {
   Ok: 0,
@@ -21,8 +22,8 @@ export interface CliErrorOptions {
   exitCode: ExitCodeValue;
   /** snake_case, the `code` of the `{"error":{…}}` line; defaults from the exit code. */
   code?: string;
-  /** What to do next, printed under the error in human mode. */
-  suggestion?: string;
+  /** What to do next, printed under the error in human mode: on one line, unless gds wrote its lines (`lines`). */
+  suggestion?: string | Lines;
   details?: unknown;
 }
 
@@ -45,15 +46,34 @@ export class CliError extends Error {
   readonly code: string;
   readonly suggestion: string | undefined;
   readonly details: unknown;
+  /** The message and suggestion as given: a plain string (read on one line), or the lines gds wrote. */
+  readonly given: { readonly message: string | Lines; readonly suggestion: string | Lines | undefined };
 
-  constructor(message: string, options: CliErrorOptions) {
-    super(message);
+  /** `message` and the suggestion as --json says them (a service's line breaks kept); as lines to a person. */
+  constructor(message: string | Lines, options: CliErrorOptions) {
+    super(String(message));
     this.name = 'CliError';
     this.exitCode = options.exitCode;
     this.code = options.code ?? defaultCodes[options.exitCode];
-    this.suggestion = options.suggestion;
+    this.suggestion = options.suggestion === undefined ? undefined : String(options.suggestion);
     this.details = options.details;
+    this.given = { message, suggestion: options.suggestion };
   }
+
+  /** The message as a person reads it: one line, or the lines gds wrote (a service's string never starts one). */
+  get messageLines(): Lines {
+    return shownAsLines(this.given.message);
+  }
+
+  /** The suggestion as a person reads it, as the message. */
+  get suggestionLines(): Lines | undefined {
+    return this.given.suggestion === undefined ? undefined : shownAsLines(this.given.suggestion);
+  }
+}
+
+/** A plain string on one line, whatever it holds; gds's own lines as they are. */
+function shownAsLines(text: string | Lines): Lines {
+  return text instanceof Lines ? text : new Lines([onOneLine(text)]);
 }
 
 /** Maps an HTTP status of the service (e.g. `ApiError.status`) to the exit code a command ends with. */
@@ -81,11 +101,14 @@ export function exitCodeForStatus(status: number): ExitCodeValue {
 }
 
 /** `error` said again in the person's terms (the table as they named it, the file they gave); the rest kept. */
-export function restated(error: CliError, change: { message?: string; suggestion?: string }): CliError {
-  return new CliError(change.message ?? error.message, {
+export function restated(
+  error: CliError,
+  change: { message?: string | Lines; suggestion?: string | Lines },
+): CliError {
+  return new CliError(change.message ?? error.given.message, {
     exitCode: error.exitCode,
     code: error.code,
     details: error.details,
-    suggestion: change.suggestion ?? error.suggestion,
+    suggestion: change.suggestion ?? error.given.suggestion,
   });
 }

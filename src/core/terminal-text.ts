@@ -70,3 +70,44 @@ export function onOneLine(text: string): string {
   if (!mayChange.test(text)) return text;
   return stripControlCharacters(text.replace(/[\r\v\f\u0085\u2028\u2029]/g, '\n')).replace(/\n+/g, ' ');
 }
+
+/**
+ * Text of several lines that gds wrote itself (an error's list of candidates, a suggestion of three commands):
+ * its line breaks are gds's, and each line is on one line as `onOneLine` makes it, so a service's string inside
+ * one cannot start another. Output's one-line methods (info, warn, error) put every plain string on one line;
+ * this is the one way to say more than one, and `lines` the one way to make it.
+ */
+export class Lines {
+  readonly lines: readonly string[];
+
+  constructor(lines: readonly string[]) {
+    this.lines = lines.map(onOneLine);
+  }
+
+  /** Each line changed by `change` (masking the run's secrets), still one line each. */
+  map(change: (line: string) => string): Lines {
+    return new Lines(this.lines.map(change));
+  }
+
+  toString(): string {
+    return this.lines.join('\n');
+  }
+}
+
+/**
+ * Tagged template of gds's own lines: ``lines`${n} tables are named ${name}:\n${rows}` `` keeps the template's
+ * line breaks, puts each interpolated string on one line, and each string of an interpolated array on a line
+ * of its own.
+ */
+export function lines(
+  template: TemplateStringsArray,
+  ...values: ReadonlyArray<string | number | readonly string[]>
+): Lines {
+  // The values hold no line break once on one line: every \n left is the template's or between an array's strings.
+  const text = template.reduce((said, part, n) => {
+    const value = values[n - 1];
+    const shown = typeof value === 'object' ? value.map(onOneLine).join('\n') : onOneLine(String(value));
+    return `${said}${shown}${part}`;
+  });
+  return new Lines(text.split('\n'));
+}

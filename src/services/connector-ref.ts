@@ -7,7 +7,7 @@ import { ApiError } from '../client/errors.js';
 import type { Connector } from '../client/areas/connectors.js';
 import { closest } from '../core/did-you-mean.js';
 import { echoed } from '../core/echo.js';
-import { onOneLine } from '../core/terminal-text.js';
+import { lines } from '../core/terminal-text.js';
 
 export type ConnectorRefClient = Pick<ApiClient, 'connectors'>;
 
@@ -25,8 +25,8 @@ export function connectorsOf(client: ConnectorRefClient, signal?: AbortSignal): 
 }
 
 /** The connectors as the errors list them, one a line: id, name, environment. */
-export function connectorLines(connectors: readonly Connector[]): string {
-  return connectors.map((c) => onOneLine(`  ${c.id}  ${c.name}  ${c.environmentLabel}`)).join('\n');
+export function connectorLines(connectors: readonly Connector[]): string[] {
+  return connectors.map((c) => `  ${c.id}  ${c.name}  ${c.environmentLabel}`);
 }
 
 /** The connector `ref` names, by id or else by name; exit 5 with "did you mean" when none does. */
@@ -41,18 +41,21 @@ export function findConnector(
   const [only] = byName;
   if (only !== undefined && byName.length === 1) return only;
   if (byName.length > 1)
-    throw new CliError(`${byName.length} connectors are named ${echoed(ref)}:\n${connectorLines(byName)}`, {
-      exitCode: ExitCode.Usage,
-      code: 'ambiguous_connector_name',
-      suggestion: `Pass the id of the one you mean as ${flag}.`,
-      details: { name: ref, connectors: byName.map((c) => c.id) },
-    });
+    throw new CliError(
+      lines`${byName.length} connectors are named ${echoed(ref)}:\n${connectorLines(byName)}`,
+      {
+        exitCode: ExitCode.Usage,
+        code: 'ambiguous_connector_name',
+        suggestion: `Pass the id of the one you mean as ${flag}.`,
+        details: { name: ref, connectors: byName.map((c) => c.id) },
+      },
+    );
   const near = closest(ref, [...connectors.map((c) => c.name), ...connectors.map((c) => c.id)]);
-  const list = connectors.length === 0 ? ' Your workspace has none.' : `\n${connectorLines(connectors)}`;
+  const list = connectors.length === 0 ? [' Your workspace has none.'] : ['', ...connectorLines(connectors)];
   throw new CliError('Connector not found', {
     exitCode: ExitCode.NotFound,
     code: 'connector_not_found',
-    suggestion: `${near === undefined ? `No connector ${echoed(ref)} in your workspace.` : `Did you mean ${near}?`} ${flag} takes a connector's id or name:${list}`,
+    suggestion: lines`${near === undefined ? `No connector ${echoed(ref)} in your workspace.` : `Did you mean ${near}?`} ${flag} takes a connector's id or name:${list}`,
     details: { connector: ref, ...(near === undefined ? {} : { didYouMean: near }) },
   });
 }

@@ -81,7 +81,7 @@ import { nodeSelector } from '../core/dbt/node-selector.js';
 import { loadGateDiffLibraries, unifiedDiff } from '../core/gate-diff.js';
 import { longerThan } from '../core/text-bounds.js';
 import { shellWord } from '../core/shell-word.js';
-import { onOneLine } from '../core/terminal-text.js';
+import { lines, onOneLine } from '../core/terminal-text.js';
 
 /** What the service holds of `held`, as a saved plan records it. */
 export function seenOf(held: HeldTable): Seen {
@@ -212,7 +212,7 @@ export function chooseConnector(
         {
           exitCode: ExitCode.Usage,
           code: 'connector_environment_mismatch',
-          suggestion: `Name a connector of ${env} (--connector, or in gds.yml: environments: {${env}: {connector: …}}), or leave --env out to plan in ${onOneLine(named.environmentLabel)}. Connectors:\n${list}`,
+          suggestion: lines`Name a connector of ${env} (--connector, or in gds.yml: environments: {${env}: {connector: …}}), or leave --env out to plan in ${named.environmentLabel}. Connectors:\n${list}`,
           details: { env, connector: named.id, connectorEnvironment: named.environmentLabel },
         },
       );
@@ -229,7 +229,7 @@ export function chooseConnector(
     {
       exitCode: ExitCode.Usage,
       code: 'connector_required',
-      suggestion: `Pass --connector <id or name> (or --env <label>, each table then on the connector whose schema holds it), or write connector: in gds.yml beside dbt_project.yml. Connectors:\n${list}`,
+      suggestion: lines`Pass --connector <id or name> (or --env <label>, each table then on the connector whose schema holds it), or write connector: in gds.yml beside dbt_project.yml. Connectors:\n${list}`,
     },
   );
 }

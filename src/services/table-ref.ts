@@ -10,7 +10,7 @@ import { ApiError } from '../client/errors.js';
 import type { TableListRow } from '../client/areas/tables.js';
 import { closest } from '../core/did-you-mean.js';
 import { echoed } from '../core/echo.js';
-import { onOneLine } from '../core/terminal-text.js';
+import { lines, onOneLine } from '../core/terminal-text.js';
 
 export type TableRefClient = Pick<ApiClient, 'tables'>;
 
@@ -69,9 +69,9 @@ export async function resolveTableId(
   const [only] = candidates;
   if (only !== undefined && candidates.length === 1) return only.id;
   if (candidates.length > 1) {
-    const lines = candidates.map((t) => onOneLine(`  ${t.id}  ${t.environmentLabel}  ${t.state}`));
+    const rows = candidates.map((t) => `  ${t.id}  ${t.environmentLabel}  ${t.state}`);
     throw new CliError(
-      `${candidates.length} tables are named ${ref}${env === undefined ? '' : ` in ${env}`}:\n${lines.join('\n')}`,
+      lines`${candidates.length} tables are named ${ref}${env === undefined ? '' : ` in ${env}`}:\n${rows}`,
       {
         exitCode: ExitCode.Usage,
         code: 'ambiguous_table_name',

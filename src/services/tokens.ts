@@ -18,7 +18,7 @@ import { connectorsOf, findConnector } from './connector-ref.js';
 import { resolveTableId } from './table-ref.js';
 import { echoed, echoedList, quotedEcho } from '../core/echo.js';
 import { shellWord } from '../core/shell-word.js';
-import { onOneLine } from '../core/terminal-text.js';
+import { Lines } from '../core/terminal-text.js';
 
 export type TokensClient = Pick<ApiClient, 'tokens'>;
 
@@ -226,9 +226,7 @@ export async function revocationTarget(client: TokensClient, given: string): Pro
     throw new CliError(`${named.length} live tokens are named ${ref}: revoke one by its id.`, {
       exitCode: ExitCode.Usage,
       code: 'ambiguous_token_name',
-      suggestion: named
-        .map((t) => `gds tokens revoke ${shellWord(t.id)}   # ${onOneLine(t.what)}`)
-        .join('\n'),
+      suggestion: new Lines(named.map((t) => `gds tokens revoke ${shellWord(t.id)}   # ${t.what}`)),
       details: { name: ref, tokens: named.map((t) => ({ id: t.id, kind: t.kind })) },
     });
   }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CliError, ExitCode } from '../../src/core/errors.js';
+import { lines } from '../../src/core/terminal-text.js';
 import { colorEnabled, forcedTerminal, jsonRequested, Output } from '../../src/cli/output.js';
 
 class Capture {
@@ -734,6 +735,62 @@ describe('warn', () => {
     expect(json.stderr.lines.map((l) => JSON.parse(l) as unknown)).toEqual([
       { warning: { message: 'No OS keychain answered' } },
     ]);
+  });
+});
+
+describe("stderr's one-line methods: a service's string never starts a line of its own", () => {
+  const forged = 'orders\nForged: all clear\r\u2028✓ Certified';
+
+  it('info, warn, footnote and success put every segment on one line, whoever forgot onOneLine', () => {
+    const { out, stderr } = output();
+    out.info('Job ', out.style('bold', forged), ' ended.');
+    out.warn(`${forged} was not certified`);
+    out.footnote(`More records of ${forged}`);
+    out.success(`Certified ${forged}.`);
+    expect(stderr.lines).toEqual([
+      'Job orders Forged: all clear ✓ Certified ended.',
+      'Warning: orders Forged: all clear ✓ Certified was not certified',
+      'More records of orders Forged: all clear ✓ Certified',
+      '✓ Certified orders Forged: all clear ✓ Certified.',
+    ]);
+  });
+
+  it("an error's message and suggestion are a line each, unless gds wrote their lines with `lines`", () => {
+    const { out, stderr } = output();
+    out.error(new CliError(forged, { exitCode: ExitCode.Refused, suggestion: `gds status ${forged}` }));
+    out.error(
+      new CliError(lines`2 tables are named ${forged}:\n${['  tbl_1  prod', `  tbl_2  ${forged}`]}`, {
+        exitCode: ExitCode.Usage,
+        suggestion: lines`Pick one:\n  gds status tbl_1`,
+      }),
+    );
+    expect(stderr.lines).toEqual([
+      'Error: orders Forged: all clear ✓ Certified',
+      'gds status orders Forged: all clear ✓ Certified',
+      'Error: 2 tables are named orders Forged: all clear ✓ Certified:',
+      '  tbl_1  prod',
+      '  tbl_2  orders Forged: all clear ✓ Certified',
+      'Pick one:',
+      '  gds status tbl_1',
+    ]);
+  });
+
+  it('under --json a warning and an error keep the line breaks JSON carries', () => {
+    const { out, stderr } = output({ json: true });
+    out.warn('first\nsecond');
+    out.error(new CliError('first\nsecond', { exitCode: ExitCode.Refused }));
+    const [warning, error] = stderr.lines.map(
+      (line) => JSON.parse(line) as Record<string, { message: string }>,
+    );
+    expect(warning?.warning?.message).toBe('first\nsecond');
+    expect(error?.error?.message).toBe('first\nsecond');
+  });
+
+  it("infoDocument keeps the lines of a document (a refused `gds api` call's JSON body)", () => {
+    const { out, stderr } = output();
+    out.infoDocument('{\n  "a": 1\n}');
+    out.infoLines(lines`one\ntwo ${'x\ny'}`);
+    expect(stderr.lines).toEqual(['{', '  "a": 1', '}', 'one', 'two x y']);
   });
 });
 

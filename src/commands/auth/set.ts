@@ -217,8 +217,9 @@ function tokenSaveFailed(name: string, error: unknown): unknown {
  * not "the token from the command line".
  */
 function refusedAs(error: unknown, how: string | undefined): unknown {
-  if (how === undefined || !(error instanceof CliError) || error.suggestion === undefined) return error;
-  return restated(error, {
-    suggestion: error.suggestion.replace('The token from the command line', `The token ${how}`),
+  const suggestion = error instanceof CliError ? error.suggestionLines : undefined;
+  if (how === undefined || suggestion === undefined) return error;
+  return restated(error as CliError, {
+    suggestion: suggestion.map((line) => line.replace('The token from the command line', `The token ${how}`)),
   });
 }

@@ -30,7 +30,7 @@ export default class ConfigSet extends ApiCommand<typeof ConfigSet> {
         const entries = await this.withClient((client) => listConfig(client)).catch(() => []);
         const near = nearConfig(key, value, entries);
         if (near === undefined) throw error;
-        throw new CliError(refused.message, {
+        throw new CliError(refused.given.message, {
           exitCode: refused.exitCode,
           code: refused.code,
           suggestion: `Did you mean \`gds config set ${shellWord(near.key)} ${shellWord(near.value)}\`? (gds config list shows the keys and values)`,
