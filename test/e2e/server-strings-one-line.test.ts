@@ -13,7 +13,10 @@ import type { TestServer } from '../helpers/server.js';
 import { startRewritingProxy } from '../helpers/rewriting-proxy.js';
 import type { RewritingProxy } from '../helpers/rewriting-proxy.js';
 import { startTestServer } from './test-server.js';
-import { needs, noTerminalStandIn } from '../helpers/skip.js';
+import { needs, noTerminalStandIn, noTmux } from '../helpers/skip.js';
+import { startTerminal } from '../helpers/tmux.js';
+import type { Terminal } from '../helpers/tmux.js';
+import { cliCommand, cliEnv, ensureBuilt } from '../cli/helpers/cli-process.js';
 
 /** What each string of the service ends with: a separator, then what would read as a line of gds's. */
 const forged = (separator: string) => `${separator}Forged: CERTIFIED`;
@@ -95,15 +98,35 @@ afterAll(async () => {
   await server?.close();
 });
 
-/** gds through the proxy; `terminal`: stdout, stdin and stderr as on a terminal; `input`: its stdin. */
-function gds(args: string[], terminal = false, input?: string) {
+/** What gds runs with: the proxy as its service, the owner's token, its settings under `dir`. */
+function gdsEnv(): Record<string, string> {
   const env: Record<string, string> = { NO_COLOR: '1', GDS_SECRET_STORAGE: 'file' };
   env['SERVICE_API_URL'] = proxy?.url ?? '';
   env['SERVICE_TOKEN'] = server.user('OWNER').cliToken;
   env['GDS_CONFIG_DIR'] = join(dir, 'config');
   env['XDG_CACHE_HOME'] = join(dir, 'cache');
+  return env;
+}
+
+/** gds through the proxy; `terminal`: stdout, stdin and stderr as on a terminal; `input`: its stdin. */
+function gds(args: string[], terminal = false, input?: string) {
+  const env = gdsEnv();
   if (terminal) env['GDS_FORCE_TTY'] = '1';
   return runInProcess(args, { terminal, env, ...(input === undefined ? {} : { input }) });
+}
+
+/**
+ * A real gds (the single executable under GDS_TEST_CLI) through the proxy in a real terminal of 100 columns
+ * (tmux); a shell after it prints its exit status on the screen.
+ */
+async function inTerminal(args: string[]): Promise<Terminal> {
+  await ensureBuilt();
+  const [command, argv] = cliCommand(args);
+  return startTerminal(['sh', '-c', '"$0" "$@"; echo "[exit $?]"', command, ...argv], {
+    width: 100,
+    height: 30,
+    env: cliEnv(gdsEnv()),
+  });
 }
 
 /** The lines of stdout and stderr that a service's string started. */
@@ -261,6 +284,31 @@ describe.each([
       new RegExp(`Error: Not deleted: customers ${shown} \\(${customers}\\) is unchanged\\.$`, 'm'),
     );
   });
+
+  it(
+    'stay on the line of a question on a real terminal (the executable too), and so does the answer',
+    needs(noTmux),
+    async () => {
+      tail = forged(separator);
+      const customers = server.table('customers').id;
+      const term = await inTerminal(['delete', customers]);
+      try {
+        await term.waitFor(/\(y\/N\)/);
+        await term.send('n', 'Enter');
+        await term.waitFor(/\[exit \d+\]/);
+        // All of it: tmux scrolls the question's first line up as Inquirer erases and redraws its lines.
+        const screen = await term.scrollback();
+        expect(screen).toMatch(/^\[exit 1\]$/m);
+        expect(screen).toMatch(new RegExp(`^. Delete customers ${shown} \\(${customers}, CERTIFIED `, 'm'));
+        expect(screen).not.toMatch(/^\W*Forged:/mu);
+        expect(screen).toMatch(
+          new RegExp(`^Error: Not deleted: customers ${shown} \\(${customers}\\) is unchanged\\.$`, 'm'),
+        );
+      } finally {
+        await term.close();
+      }
+    },
+  );
 
   it("keep gate suggest's comment lines comments", async () => {
     tail = forged(separator);

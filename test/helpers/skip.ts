@@ -36,6 +36,8 @@ export const NO_SECRET_SERVICE_TOOLS = 'no Secret Service (install gnome-keyring
 export const NO_SECRET_SERVICE_SESSION =
   'no Secret Service session (run the tests under dbus-run-session with gnome-keyring unlocked, as .ci/run does)';
 
+export const NO_TMUX = 'no tmux (a real terminal driven by keys, test/helpers/tmux.ts)';
+
 export const NO_TERMINAL_STAND_IN =
   'a terminal stand-in (stdin answering a question) is in the test process only: the single executable (GDS_TEST_CLI) runs on pipes';
 
@@ -45,6 +47,8 @@ export const noPostgres: string | undefined = process.env.GDS_TEST_DATABASE_URL 
 /** A test that asks a question on a terminal's stand-in, which runInProcess gives but not the executable's run. */
 export const noTerminalStandIn: string | undefined =
   process.env.GDS_TEST_CLI === undefined ? undefined : NO_TERMINAL_STAND_IN;
+
+export const noTmux: string | undefined = onPath('tmux') ? undefined : NO_TMUX;
 
 export const noSharedFixtures: string | undefined = existsSync(sharedFixturesDir)
   ? undefined
