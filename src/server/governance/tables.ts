@@ -4,6 +4,7 @@ import type { GovernanceArtifact } from '../../core/artifacts/index.js';
 import type { LifecycleState } from '../../core/lifecycle/index.js';
 import type { Queryable } from '../db/handle.js';
 import { copiedRows } from '../db/handle.js';
+import { WhereClause } from '../db/where.js';
 import { slugOf } from '../../core/table-slug.js';
 import { notFound } from '../errors.js';
 import type { Column } from '../records/columns.js';
@@ -220,22 +221,23 @@ export interface TableListQuery {
 }
 
 /**
- * The names of $3, lowered by the database as the index tables_by_name lowers a table's name (JavaScript's
- * lowering is not always PostgreSQL's).
+ * The names of the parameter `names`, lowered by the database as the index tables_by_name lowers a table's
+ * name (JavaScript's lowering is not always PostgreSQL's).
  */
-const LOWER_NAMES = 'ARRAY(SELECT lower(n) FROM unnest($3::text[]) AS n)';
+const lowerNames = (names: string) => `ARRAY(SELECT lower(n) FROM unnest(${names}::text[]) AS n)`;
 
 /**
- * The tables a list reads: with names ($3), each name's tables found by the index tables_by_name, a lookup a
- * name. As a filter, the planner (no statistics of lower(name): the index is partial) walks tables_listed in
- * order instead, reading a workspace of 100,000 tables for a few names (50-280 ms on PostgreSQL, 0.5 ms so).
- * The filter on $3 stays in the query's WHERE: it is what the list means; this is only the way in.
+ * The tables a list reads: with names (the parameter `names`), each name's tables found by the index
+ * tables_by_name, a lookup a name. As a filter, the planner (no statistics of lower(name): the index is
+ * partial) walks tables_listed in order instead, reading a workspace of 100,000 tables for a few names
+ * (50-280 ms on PostgreSQL, 0.5 ms so). The filter on the names stays in the query's WHERE: it is what the
+ * list means; this is only the way in.
  */
-function listedTables(names: string[] | undefined): string {
+function listedTables(workspace: string, names: string | undefined): string {
   if (names === undefined) return 'gds.tables';
-  return `(SELECT DISTINCT lower(n) AS wanted FROM unnest($3::text[]) AS n) AS named
+  return `(SELECT DISTINCT lower(n) AS wanted FROM unnest(${names}::text[]) AS n) AS named
           CROSS JOIN LATERAL (SELECT * FROM gds.tables
-                               WHERE workspace_id = $1 AND active AND lower(name) = named.wanted
+                               WHERE workspace_id = ${workspace} AND active AND lower(name) = named.wanted
                                OFFSET 0) AS tables`;
 }
 
@@ -259,18 +261,22 @@ const TABLE_ROW_TYPES = {
 const LISTED_TYPES = { ...TABLE_ROW_TYPES, artifactFile: 'text' } as const;
 
 /**
- * The list's filters: $1 the workspace, $2 a state, $3 names, $4 the environments the caller may see. Each is
- * written only when given (`$n IS NULL` otherwise, which keeps the parameters' numbers), not as
- * `($n IS NULL OR state = $n)`: a generic plan (afterKey says when) cannot take that OR as an index condition,
- * and the tables in a rare state were found by walking the workspace's every table, not tables_listed_by_state.
+ * What a list reads (`from`, listedTables) and its filters (`where`): the workspace, then a state, names and
+ * the environments the caller may see, each written only when given (db/where.ts says why: the tables in a
+ * rare state were found by walking the workspace's every table, not tables_listed_by_state). A page's other
+ * parameters are numbered after them.
  */
-const listedWhere = (query: TableListQuery) => `workspace_id = $1 AND active
-        AND ${query.state === undefined ? '$2::text IS NULL' : 'state = $2::text'}
-        AND ${query.names === undefined ? '$3::text[] IS NULL' : `lower(name) = ANY(${LOWER_NAMES})`}
-        AND ${query.environments === null ? '$4::text[] IS NULL' : 'environment_label = ANY($4::text[])'}`;
-
-function listedParams(query: TableListQuery): Array<string | string[] | null> {
-  return [query.workspaceId, query.state ?? null, query.names ?? null, query.environments];
+function listedFilters(query: TableListQuery): { from: string; where: WhereClause<string | string[]> } {
+  const where = new WhereClause<string | string[]>();
+  const workspace = where.param(query.workspaceId);
+  where
+    .and(`workspace_id = ${workspace}`)
+    .and('active')
+    .given(query.state, (p) => `state = ${p}::text`);
+  const names = query.names === undefined ? undefined : where.param(query.names);
+  if (names !== undefined) where.and(`lower(name) = ANY(${lowerNames(names)})`);
+  where.given(query.environments, (p) => `environment_label = ANY(${p}::text[])`);
+  return { from: listedTables(workspace, names), where };
 }
 
 /**
@@ -286,13 +292,14 @@ export async function listTablePage(
   if (query.prefix !== undefined) return prefixTablePage(q, { ...query, prefix: query.prefix });
   // Newest first, the same index read backwards (a btree serves both directions), the cursor's key above.
   const [past, desc] = query.order === 'newest' ? (['<', ' DESC'] as const) : (['>', ''] as const);
-  const after = afterKey(listedParams(query), '(created_at, id)', query.after, past);
+  const { from, where } = listedFilters(query);
+  const after = afterKey(where.params, '(created_at, id)', query.after, past);
   const rows = await copiedRows<TableListItem & { created_key: string }>(
     q,
     `SELECT ${LISTED_COLUMNS},
             to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_key
-       FROM ${listedTables(query.names)}
-      WHERE ${listedWhere(query)}${after.condition}
+       FROM ${from}
+      WHERE ${where.sql}${after.condition}
       ORDER BY created_at${desc}, id${desc}
       ${query.limit === undefined ? '' : `LIMIT ${query.limit + 1}`}`,
     // created_key is created_at to the microsecond (all it holds), in UTC: in bytes' order, its time's.
@@ -305,17 +312,17 @@ export async function listTablePage(
 }
 
 /**
- * What a table is matched by with a prefix ($5): its name lowercased (as the index tables_by_name_prefix
- * holds it), or its id (tables_by_id_prefix), each in the "C" collation, whose order is the code points', so
- * that every text starting with the prefix lies in one range of the index: [prefix, prefix || U+10FFFF). A
- * range, not LIKE: the planner turns `LIKE 'abc%'` into one only in the "C" collation and for a pattern it
- * knows as it plans, and the prefix's `%`, `_` and `\` would need escaping. (A name whose next character
- * after the prefix is U+10FFFF itself, a noncharacter, is left out.)
+ * What a table is matched by with a prefix (the parameter `prefix`): its name lowercased (as the index
+ * tables_by_name_prefix holds it), or its id (tables_by_id_prefix), each in the "C" collation, whose order is
+ * the code points', so that every text starting with the prefix lies in one range of the index: [prefix,
+ * prefix || U+10FFFF). A range, not LIKE: the planner turns `LIKE 'abc%'` into one only in the "C" collation
+ * and for a pattern it knows as it plans, and the prefix's `%`, `_` and `\` would need escaping. (A name
+ * whose next character after the prefix is U+10FFFF itself, a noncharacter, is left out.)
  */
 const MATCHED_NAME = 'lower(name) COLLATE "C"';
 const MATCHED_ID = 'id COLLATE "C"';
-const startsWithPrefix = (matched: string) =>
-  `(${matched} >= lower($5::text) AND ${matched} < (lower($5::text) || chr(1114111)))`;
+const startsWithPrefix = (matched: string, prefix: string) =>
+  `(${matched} >= lower(${prefix}::text) AND ${matched} < (lower(${prefix}::text) || chr(1114111)))`;
 
 /**
  * One page of the tables whose name (case-insensitive) or id starts with `prefix`, ordered by what matched
@@ -328,25 +335,26 @@ async function prefixTablePage(
   query: TableListQuery & { prefix: string },
 ): Promise<{ tables: TableListItem[]; next: MatchKey | null }> {
   const limit = query.limit === undefined ? '' : `LIMIT ${query.limit + 1}`;
-  const after = (matched: string) =>
-    query.afterMatch === undefined ? '' : `AND (${matched}, id) > ($6::text, $7::text)`;
+  const { from, where } = listedFilters(query);
+  const prefix = where.param(query.prefix);
+  const afterMatch =
+    query.afterMatch === undefined
+      ? undefined
+      : `(${where.param(query.afterMatch.matched)}::text, ${where.param(query.afterMatch.id)}::text)`;
+  const after = (matched: string) => (afterMatch === undefined ? '' : `AND (${matched}, id) > ${afterMatch}`);
   const matching = (matched: string, also: string) =>
     `(SELECT ${LISTED_COLUMNS}, ${matched} AS matched
-        FROM ${listedTables(query.names)}
-       WHERE ${listedWhere(query)} AND ${startsWithPrefix(matched)} ${also} ${after(matched)}
+        FROM ${from}
+       WHERE ${where.sql} AND ${startsWithPrefix(matched, prefix)} ${also} ${after(matched)}
        ORDER BY ${matched}, id ${limit})`;
   const rows = await copiedRows<TableListItem & { matched: string }>(
     q,
     `SELECT * FROM (${matching(MATCHED_NAME, '')}
                     UNION ALL
-                    ${matching(MATCHED_ID, `AND NOT ${startsWithPrefix(MATCHED_NAME)}`)}) AS matching
+                    ${matching(MATCHED_ID, `AND NOT ${startsWithPrefix(MATCHED_NAME, prefix)}`)}) AS matching
       ORDER BY matched COLLATE "C", id ${limit}`,
     'matched COLLATE "C", id',
-    [
-      ...listedParams(query),
-      query.prefix,
-      ...(query.afterMatch === undefined ? [] : [query.afterMatch.matched, query.afterMatch.id]),
-    ],
+    where.params,
     { ...LISTED_TYPES, matched: 'text' },
   );
   const { page, next } = matchedPage(rows, query.limit, (row) => row.matched);
@@ -547,14 +555,17 @@ export async function heldLeftOut(
  * custom plan does (a rare state's three tables of 20,000: 3 rows read instead of 20,000).
  */
 export async function countTables(q: Queryable, query: TableListQuery): Promise<number> {
-  const prefixed = query.prefix === undefined ? [] : [query.prefix];
   const keyed = query.state !== undefined && query.names === undefined && query.prefix === undefined;
+  const { from, where } = listedFilters(query);
+  where.given(
+    query.prefix,
+    (prefix) => `(${startsWithPrefix(MATCHED_NAME, prefix)} OR ${startsWithPrefix(MATCHED_ID, prefix)})`,
+  );
   const [row] = await q.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM (SELECT 1 FROM ${listedTables(query.names)}
-      WHERE ${listedWhere(query)}
-        ${prefixed.length === 0 ? '' : `AND (${startsWithPrefix(MATCHED_NAME)} OR ${startsWithPrefix(MATCHED_ID)})`}
+    `SELECT count(*)::int AS n FROM (SELECT 1 FROM ${from}
+      WHERE ${where.sql}
       ${keyed ? 'ORDER BY created_at, id' : ''}) AS listed`,
-    [...listedParams(query), ...prefixed],
+    where.params,
   );
   return row?.n ?? 0;
 }
