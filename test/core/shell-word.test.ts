@@ -47,4 +47,49 @@ describe('shellWord', () => {
       }
     },
   );
+
+  // A name from the service with a line break or another control character: the suggested line stays one
+  // line, and pasted (in a UTF-8 terminal, as bash and zsh read \u escapes) gives back the very name.
+  const controlled = [
+    'x\ny',
+    "it's\r\nForged: ok",
+    'esc\u001b[2J',
+    'bell\u0007 and del\u007f',
+    'nel\u0085 and c1\u009b',
+    'sep\u2028par\u2029',
+    'rtl\u202eevil',
+    'tab\there \\ back',
+  ];
+  const utf8 = { ...process.env, LC_ALL: 'C.UTF-8' };
+
+  /** `value` as JSON with every character beyond ASCII escaped: a test's name that moves no cursor. */
+  const named = (value: string) =>
+    JSON.stringify(value).replace(
+      /[^\x20-\x7e]/g,
+      (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+    );
+
+  it.each(controlled.map((value) => [named(value), value]))(
+    '%s is one printable line that bash reads back as the same word',
+    (_, value) => {
+      const word = shellWord(value);
+      expect(word).toMatch(/^[\x20-\x7e]+$/);
+      const out = execFileSync('bash', ['-c', `printf '%s\\0' ${word}`], { encoding: 'utf8', env: utf8 });
+      expect(out.split('\0').slice(0, -1)).toEqual([value]);
+    },
+  );
+
+  it(
+    'a word with control characters comes back from zsh as that word',
+    needs(onPath('zsh') ? undefined : 'no zsh (apt-get install zsh)'),
+    () => {
+      for (const value of controlled) {
+        const out = execFileSync('zsh', ['-f', '-c', `printf '%s\\0' ${shellWord(value)}`], {
+          encoding: 'utf8',
+          env: utf8,
+        });
+        expect(out.split('\0').slice(0, -1)).toEqual([value]);
+      }
+    },
+  );
 });
