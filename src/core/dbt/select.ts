@@ -218,7 +218,7 @@ export function selectDbt(
           selects.map((selector) => {
             const found = evaluate(selector, context, true);
             if (![...found.direct].some((id) => declared.has(id))) {
-              const message = `--select ${selector} matches no enabled model, seed or snapshot of the project${/(^|[,@+])file:[^,]*\//.test(selector) ? " (dbt's file: compares a file's name, never its folders: path: selects by path)" : ''}${emptyPartNote(selector)}`;
+              const message = `--select ${selector} matches no enabled model, seed or snapshot of the project${/(^|[,@+])file:[^,]*\//.test(selector) ? " (dbt's file: compares a file's name, never its folders: path: selects by path)" : ''}${emptyPartNote(selector)}${packagePathNote(manifest, selector)}`;
               if (selection.strict === true) throw new DbtSelectionError(message, selector);
               warn(`${message}; it selects nothing`);
             }
@@ -246,7 +246,7 @@ export function selectDbt(
         )
       )
         warn(
-          `--exclude ${selector} matches no enabled model, seed, snapshot or test of the project${emptyPartNote(selector)}; it excludes nothing`,
+          `--exclude ${selector} matches no enabled model, seed, snapshot or test of the project${emptyPartNote(selector)}${packagePathNote(manifest, selector)}; it excludes nothing`,
         );
       return found;
     }),
@@ -509,6 +509,33 @@ function evaluate(selector: string, context: Context, testsSelectModels: boolean
     context.mode,
     context,
   );
+}
+
+/**
+ * Why a path that only another package's files are at selects nothing (dbt's path: looks in the root project's
+ * folder, where the package's files are not), naming those packages; '' when no such package file matches.
+ */
+function packagePathNote(manifest: Manifest, selector: string): string {
+  const root = manifest.projectName;
+  if (root === undefined) return '';
+  const packages = new Set<string>();
+  for (const atom of selector.split(',')) {
+    const body = ATOM.exec(atom)?.[3] ?? '';
+    const value = body.startsWith('path:')
+      ? body.slice('path:'.length)
+      : !body.includes(':') && body.includes('/')
+        ? body
+        : undefined;
+    if (value === undefined) continue;
+    manifest.nodes.forEach((n) => {
+      if (n.enabled && n.packageName !== root && DECLARED_TYPES.has(n.resourceType) && pathMatches(n, value))
+        packages.add(n.packageName);
+    });
+  }
+  const [first] = packages;
+  if (first === undefined) return '';
+  const named = [...packages].join(', ');
+  return ` (dbt's path: globs the root project's folder, and only the package ${named} has files at that path: package:${first} selects a package's nodes)`;
 }
 
 /** Why a selector with an empty part beside a comma (`orders,`) selects nothing, or ''. */
