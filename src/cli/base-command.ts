@@ -31,7 +31,7 @@ import { Command, Flags } from '@oclif/core';
 import type { Interfaces } from '@oclif/core';
 import { CliError, ExitCode } from '../core/errors.js';
 import { toCliError } from './errors.js';
-import { flagAskedFor } from './command-route.js';
+import { flagMeant } from './command-route.js';
 import { GLOBAL_FLAGS } from './global-flags.js';
 import { JSON_FIELDS } from './json-fields.js';
 import { pasteCommand } from './paste-command.js';
@@ -170,12 +170,13 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   /**
    * Whether the boolean flag `--name` was given: as parsed, or, for a failure met before the flags are parsed
-   * (a usage error), as the command line asks for it (flagAskedFor: not after `--`, where `--exit-status` is
-   * an argument, a table's name).
+   * (a usage error), as the command line asks for it, or nearly, a mistyped flag that the error says was meant
+   * (flagMeant: not after `--`, where `--exit-status` is an argument, a table's name).
    */
   protected flagGiven(name: string): boolean {
     const flags = this.flags as Record<string, unknown> | undefined;
-    return flags === undefined ? flagAskedFor(this.argv, name) : flags[name] === true;
+    if (flags !== undefined) return flags[name] === true;
+    return flagMeant(this.argv, name, Object.keys({ ...this.ctor.baseFlags, ...this.ctor.flags }));
   }
 
   /** A command line for the person to paste, carrying the --profile/--base they gave (paste-command.ts). */

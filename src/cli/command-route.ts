@@ -3,6 +3,8 @@
 // collateSpacedCmdIDFromArgs), so that the entries (bin/run.js, the executable's boot script) can pick the
 // command's own bundle before oclif loads. test/cli/command-route.test.ts holds it to oclif's own answer.
 
+import { closest } from '../core/did-you-mean.js';
+
 /** What the route needs of a manifest command: whether it takes positional arguments. */
 export interface RoutedCommand {
   strict?: boolean;
@@ -120,6 +122,26 @@ export function flagAskedFor(argv: readonly string[], name: string): boolean {
   const end = argv.indexOf('--');
   const asked = new RegExp(`^--?${name}(?:=|$)`);
   return (end === -1 ? argv : argv.slice(0, end)).some((word) => asked.test(word));
+}
+
+/**
+ * Whether `argv` asks for the boolean flag `--name` (flagAskedFor), or nearly: a flag word naming none of
+ * `flagNames` whose nearest of them is `name`, the flag a usage error's "Did you mean" names
+ * (`--detailed-exitcod`, `--Detailed-exitcode`). For a usage error met before the flags are parsed: it ends
+ * as the flag that was meant would make it end.
+ */
+export function flagMeant(
+  argv: readonly string[],
+  name: string,
+  flagNames: readonly string[] = [name],
+): boolean {
+  if (flagAskedFor(argv, name)) return true;
+  const end = argv.indexOf('--');
+  return (end === -1 ? argv : argv.slice(0, end)).some((word) => {
+    if (!word.startsWith('-')) return false;
+    const given = word.replace(/^-+/, '').replace(/=.*$/s, '');
+    return !flagNames.includes(given) && closest(given, flagNames) === name;
+  });
 }
 
 /** Words that are never an alias (`gds alias set`), besides the first word of every command and topic. */

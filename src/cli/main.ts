@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import type * as OclifCore from '@oclif/core';
 import type { Command, Interfaces } from '@oclif/core';
 import { installUndiciFetch } from '../client/undici-fetch.js';
-import { globalFlagsAfterCommand, mayBeAlias } from './command-route.js';
+import { flagMeant, globalFlagsAfterCommand, mayBeAlias } from './command-route.js';
 import { CliError, ExitCode } from '../core/errors.js';
-import { commandSuggestion, toCliError, unknownCommandWords } from './errors.js';
+import { commandSuggestion, toCliError, unknownCommandWords, withExitCode } from './errors.js';
 import { colorEnabled, forcedTerminal, jsonRequested, Output, shapingRequested } from './output.js';
 import { startRunSecrets } from '../core/redact.js';
 import {
@@ -246,6 +246,10 @@ function exitAfter(
   } else {
     failure = toCliError(error, 'See `gds --help`.', { argv });
   }
+  // No command ran (`gds pln --dbt . --detailed-exitcode`): under plan's --detailed-exitcode a usage error
+  // ends with 1 as plan's own do, never with 2, which says a table would change.
+  if (failure.exitCode === ExitCode.Usage && flagMeant(argv, 'detailed-exitcode'))
+    failure = withExitCode(failure, ExitCode.Failure);
   new Output({ json }).error(redactError(failure, argv));
   return failure.exitCode;
 }

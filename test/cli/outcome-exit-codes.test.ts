@@ -224,6 +224,33 @@ describe('plan --detailed-exitcode written as terraform writes it', () => {
   }
 });
 
+// A mistyped command or a mistyped --detailed-exitcode is a usage error too, met before plan parses its flags
+// (or before any command runs): 2 would say "a table would change" to a step written `|| [ $? -eq 2 ]`.
+describe('plan --detailed-exitcode on a mistyped line', () => {
+  it.each([
+    [['pln', '--dbt', '.', '--detailed-exitcode', '--json'], 'command_not_found'],
+    [['--detailed-exitcode', 'plan', '--dbt', '.', '--json'], 'command_not_found'],
+    [['plan', '--dbt', '.', '--detailed-exitcod', '--json'], 'usage'],
+    [['plan', '--dbt', '.', '--Detailed-exitcode', '--json'], 'usage'],
+    [['plan', '--dbt', '.', '--detailed-exit-code', '--json'], 'usage'],
+  ])('gds %j: the usage error ends with 1', async (args, code) => {
+    const r = await runInProcess(args, { cwd: dir });
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(errorLine(r.stderr)).toMatchObject({ error: { code } });
+  });
+
+  it.each([
+    [['pln', '--dbt', '.', '--json'], 'command_not_found'],
+    [['plan', '--dbt', '.', '--exit-cod', '--json'], 'usage'],
+    [['plan', '--dbt', '.', '--json', '--', '--detailed-exitcod'], 'usage'],
+  ])('gds %j, which asks for no --detailed-exitcode: still 2', async (args, code) => {
+    const r = await runInProcess(args, { cwd: dir });
+    expect(r.code, r.stderr).toBe(2);
+    expect(errorLine(r.stderr)).toMatchObject({ error: { code } });
+  });
+});
+
 // A word after `--` is an argument, never the flag: it changes no exit code (`gds status -- --exit-status` names
 // a table called --exit-status), as --json after `--` makes no JSON.
 describe('a flag word after -- does not renumber a failure', () => {
