@@ -170,7 +170,10 @@ interface LoggedRun {
   sql: string[][];
   /** An error logged before it finished (its `[error]` level, or dbt 0.x's "ERROR creating"). */
   failed: boolean;
-  /** A COMMIT of the model's connection logged after the DDL: the relation was replaced, whatever failed next. */
+  /**
+   * A COMMIT of the model's connection done after the DDL (its `SQL status:` logged): the relation was
+   * replaced, whatever failed next. A COMMIT the warehouse refused logs no status: the DDL did not land.
+   */
   committed: boolean;
   /**
    * On a warehouse whose DDL commits itself (SELF_COMMITTING), the model's DDL logged as done: the relation was
@@ -187,24 +190,49 @@ interface LoggedRun {
 const SELF_COMMITTING: ReadonlySet<string> = new Set(['bigquery', 'snowflake', 'databricks', 'spark']);
 
 /**
- * What dbt logs of a model's connection as `On <id>: …` besides the SQL it runs (dbt-adapters' SQLCommit,
- * Rollback, ConnectionClosed, ConnectionLeftOpen): a failed DDL is followed by its ROLLBACK and Close.
+ * What dbt logs of a model's connection as `On <id>: …` besides the SQL it runs (dbt-adapters' Rollback,
+ * ConnectionClosed, ConnectionLeftOpen): a failed DDL is followed by its ROLLBACK and Close. dbt's COMMIT is
+ * logged as a statement: its SQLCommit event, then the COMMIT it runs, whose status says it was done.
  */
-const CONNECTION_EVENTS: ReadonlySet<string> = new Set([
-  'COMMIT',
-  'ROLLBACK',
-  'Close',
-  'No close available on handle',
-]);
+const CONNECTION_EVENTS: ReadonlySet<string> = new Set(['ROLLBACK', 'Close', 'No close available on handle']);
+
+/** A transaction's own statement, which dbt runs around a model's SQL (or dbt-snowflake for a file's `begin;`). */
+const TRANSACTION = /^(?:begin|commit)(?: work| transaction)?$/i;
 
 /**
- * Whether a model's target/run file is DDL building its relation (`create …`, after comments), not one of a
+ * The statements of SQL as dbt writes or logs them, to compare one with the other: comments out (dbt's query
+ * comment is one, before the SQL or before its last `;`, on each statement dbt-snowflake runs), white space
+ * flattened, split at each `;` outside quotes, empty ones left out. dbt-snowflake runs a file's statements one
+ * by one (the connector's split_statements), so a file is matched statement by statement, not as one text.
+ */
+function statementsOf(sql: string): string[] {
+  const statements: string[] = [];
+  let parts: string[] = [];
+  const end = () => {
+    const statement = parts.join('').replace(/\s+/g, ' ').trim();
+    if (statement !== '') statements.push(statement);
+    parts = [];
+  };
+  // A quoted text or $$ body whole (an unclosed one to the end), a comment, a `;`, or a run of anything else.
+  const token =
+    /'[^']*'?|"[^"]*"?|\$\$[\s\S]*?(?:\$\$|$)|--[^\n]*|\/\*[\s\S]*?(?:\*\/|$)|;|[^'"$;/-]+|[\s\S]/g;
+  for (const [text] of sql.matchAll(token)) {
+    if (text === ';') end();
+    else parts.push(text.startsWith('--') || text.startsWith('/*') ? ' ' : text);
+  }
+  end();
+  return statements;
+}
+
+/** A model's SQL as loggedRunFailures compares it: its statements (a transaction's BEGIN and COMMIT aside). */
+const modelStatements = (sql: string): string[] => statementsOf(sql).filter((s) => !TRANSACTION.test(s));
+
+/**
+ * Whether a statement of the model's target/run file is DDL building its relation (`create …`), not one of a
  * relation dbt renames into place next (`…__dbt_tmp`), whose rename may still fail.
  */
-const isDdl = (sql: string) => {
-  // A comment's body holds no `*/`: a lazy one could end at any later `*/`, which tries each way to split many
-  // comments before a statement that is no create (a merge), exponentially.
-  const create = /^\s*(?:\/\*(?:[^*]|\*(?!\/))*\*\/\s*|--[^\n]*\n\s*)*create\b[^(]*/i.exec(sql)?.[0];
+const isDdl = (statement: string) => {
+  const create = /^create\b[^(]*/i.exec(statement)?.[0];
   return create !== undefined && !/__dbt_(?:tmp|stg)\b/i.test(create);
 };
 
@@ -213,11 +241,12 @@ const isDdl = (sql: string) => {
  * wrote that file failed, as dbt's own file log (logs/dbt.log) tells: dbt writes the file ("Writing runtime
  * sql for node …") before it runs the SQL, so a run that failed leaves the file of a build the warehouse never
  * made. From that line on, the same thread's lines up to "Finished running node …": an error (its `[error]`
- * level, or dbt 0.x's "ERROR creating") is a failed run, unless the model's connection logged a COMMIT before
- * it (`On <id>: COMMIT`: the DDL was committed, and a post-hook or the backup's drop failed after it; the
- * relation was replaced). On a warehouse whose DDL commits itself (`adapter`, the manifest's adapter_type:
- * SELF_COMMITTING), an error after the model's DDL (its target/run file, a `create …`) was logged as done (its
- * `SQL status:` line, or the model's next statement) is one too: the relation was replaced before any COMMIT.
+ * level, or dbt 0.x's "ERROR creating") is a failed run, unless the model's connection logged a COMMIT done
+ * before it (`On <id>: COMMIT`, then its `SQL status:`: the DDL was committed, and a post-hook or the backup's
+ * drop failed after it; the relation was replaced). On a warehouse whose DDL commits itself (`adapter`, the
+ * manifest's adapter_type: SELF_COMMITTING), an error after the model's DDL (a `create …` statement of its
+ * target/run file) was logged as done (its `SQL status:` line, or the model's next statement) is one too: the
+ * relation was replaced before any COMMIT.
  * A failed run does not hide an earlier one that rebuilt the model from the same SQL:
  * where that run is the log's last rebuild of the model, the relation has the file's columns (and as the
  * catalog lists others, dbt docs generate ran before it). A model the log does not tell of (no such line:
@@ -230,6 +259,15 @@ export function loggedRunFailures(
   adapter?: string,
 ): Set<string> {
   const selfCommitting = adapter !== undefined && SELF_COMMITTING.has(adapter);
+  const files = new Map<string, { statements: string[]; ddl: ReadonlySet<string> }>();
+  const fileOf = (id: string) => {
+    let file = files.get(id);
+    if (file === undefined) {
+      const statements = modelStatements(runSql[id] ?? '');
+      files.set(id, (file = { statements, ddl: new Set(statements.filter(isDdl)) }));
+    }
+    return file;
+  };
   const finished = new Map<string, LoggedRun[]>();
   /** The last run that wrote each model's file, finished or not. */
   const lastWrite = new Map<string, LoggedRun>();
@@ -257,16 +295,13 @@ export function loggedRunFailures(
     if (run === undefined) continue;
     const said = line.msg.startsWith(`On ${run.id}: `) ? line.msg.slice(`On ${run.id}: `.length) : undefined;
     const ranStatement = said !== undefined && !CONNECTION_EVENTS.has(said);
+    const done = line.msg.startsWith('SQL status: ');
+    // A COMMIT is done once dbt logs its status; one the warehouse refused is followed by the error instead.
+    if (done && isCommit(run.sql.at(-1))) run.committed = true;
     // The DDL is done when dbt logs its status (SQL status: SUCCESS 1 in 0.5 seconds), or, as dbt-bigquery logs
     // none, the model's next statement; not its connection's ROLLBACK or Close, which follow a DDL that failed.
-    if (
-      selfCommitting &&
-      (line.msg.startsWith('SQL status: ') || ranStatement) &&
-      ranDdl(run, runSql[run.id] ?? '')
-    )
-      run.replaced = true;
-    if (said === 'COMMIT') run.committed = true;
-    else if (ranStatement) run.sql.push((statement = [said]));
+    if (selfCommitting && (done || ranStatement) && ranDdl(run, fileOf(run.id).ddl)) run.replaced = true;
+    if (ranStatement) run.sql.push((statement = [said]));
     if (line.level === 'error' || /^(?:\d\d:\d\d:\d\d \| )?\d+ of \d+ ERROR creating /.test(line.msg))
       run.failed ||= !run.committed && !run.replaced;
     if (line.msg !== `Finished running node ${run.id}`) continue;
@@ -279,37 +314,61 @@ export function loggedRunFailures(
   for (const [id, runs] of finished) {
     const last = runs.at(-1);
     if (last === undefined || last !== lastWrite.get(id) || !last.failed) continue;
-    const sql = runSql[id] ?? '';
+    const file = fileOf(id).statements;
     // dbt runs the file's SQL right after it writes it: a run that logged other SQL of the model (not only its
     // BEGIN) wrote another file, since replaced by a run logged elsewhere (--log-path, another DBT_LOG_PATH), or
-    // is of another project of that name logging to the same folder. It tells nothing of this file.
-    const ran = ranSql(last);
-    if (ran !== '' && !loggedFileSql(ran, sql)) continue;
+    // is of another project of that name logging to the same folder. It tells nothing of this file. A run that
+    // failed partway through the file's statements logged only those up to the one that failed.
+    const ran = ranStatements(last);
+    if (ran.length > 0 && !ranFile(ran, file) && !ranFileUntilFailed(ran, file)) continue;
     const rebuilt = runs.findLast((run) => !run.failed);
-    if (rebuilt === undefined || !loggedFileSql(ranSql(rebuilt), sql)) failures.add(id);
+    if (rebuilt === undefined || !ranFile(ranStatements(rebuilt), file)) failures.add(id);
   }
   return failures;
 }
 
-/** The SQL a run logged for its model, its statements one after another (its BEGIN aside). */
-function ranSql(run: LoggedRun): string {
-  return run.sql
-    .map((lines) => lines.join('\n').trim())
-    .filter((sql) => sql !== 'BEGIN')
-    .join('\n');
-}
-
-/** Whether the run's last statement logged is the model's DDL (its target/run file, a `create …`). */
-function ranDdl(run: LoggedRun, fileSql: string): boolean {
-  const last = run.sql.at(-1);
-  return last !== undefined && isDdl(fileSql) && loggedFileSql(last.join('\n'), fileSql);
-}
-
 /**
- * Whether SQL dbt logged ran a model's target/run file, white space aside. dbt adds its query comment before
- * the SQL, or with `query-comment: {append: true}` (advised on Snowflake, which drops a leading comment) after
- * it and before its last semicolon: the file is matched without that semicolon.
+ * statementsOf a statement logged (its lines), read once: at the first log line after it (its status, the
+ * next statement), when no more lines are added to it.
  */
-function loggedFileSql(logged: string, fileSql: string): boolean {
-  return ranCompiledSql(logged, fileSql.trimEnd().replace(/;$/, ''));
+const loggedRead = new WeakMap<readonly string[], string[]>();
+function loggedStatements(lines: readonly string[]): string[] {
+  let statements = loggedRead.get(lines);
+  if (statements === undefined) loggedRead.set(lines, (statements = statementsOf(lines.join('\n'))));
+  return statements;
+}
+
+/** The statements a run logged for its model, one after another (a transaction's BEGIN and COMMIT aside). */
+function ranStatements(run: LoggedRun): string[] {
+  return run.sql.flatMap((lines) => loggedStatements(lines).filter((s) => !TRANSACTION.test(s)));
+}
+
+/** Whether a logged statement (its lines) is a COMMIT (`COMMIT`, dbt-snowflake's after its query comment). */
+function isCommit(lines: readonly string[] | undefined): boolean {
+  if (lines === undefined || !lines.some((l) => /commit/i.test(l))) return false;
+  const statements = loggedStatements(lines);
+  return statements.length === 1 && /^commit(?: work| transaction)?$/i.test(statements[0] ?? '');
+}
+
+/** Whether the run's last statement logged is the model's DDL (a `create …` statement of its target/run file). */
+function ranDdl(run: LoggedRun, ddl: ReadonlySet<string>): boolean {
+  const last = run.sql.at(-1);
+  if (last === undefined || ddl.size === 0) return false;
+  const statement = loggedStatements(last).at(-1);
+  return statement !== undefined && ddl.has(statement);
+}
+
+/** Whether statements a run logged hold a model's target/run file's statements, all of them in a row. */
+function ranFile(ran: readonly string[], file: readonly string[]): boolean {
+  if (file.length === 0) return false;
+  for (let at = 0; at + file.length <= ran.length; at++)
+    if (file.every((statement, i) => ran[at + i] === statement)) return true;
+  return false;
+}
+
+/** Whether a run's statements end with the file's first ones: it failed at one of them, before the rest. */
+function ranFileUntilFailed(ran: readonly string[], file: readonly string[]): boolean {
+  for (let count = Math.min(ran.length, file.length - 1); count > 0; count--)
+    if (file.slice(0, count).every((statement, i) => ran[ran.length - count + i] === statement)) return true;
+  return false;
 }

@@ -316,25 +316,68 @@ describe("dbt's file log: whether the run that last wrote a model's target/run f
     expect([...loggedRunFailures(begun.join('\n'), sql2)]).toEqual([A]);
   });
 
+  /**
+   * What dbt-adapters' commit() logs of the model's connection: its SQLCommit event, then the COMMIT it runs
+   * (`Using …`, `On <id>: COMMIT`) and, once the warehouse answered, that statement's status.
+   */
+  const commitLines = (conn: string, done = true) => [
+    `On ${conn}: COMMIT`,
+    `Using postgres connection "${conn}"`,
+    `On ${conn}: COMMIT`,
+    ...(done ? ['SQL status: COMMIT in 0.002 seconds'] : []),
+  ];
+
   it("an error after the model's COMMIT (a post-hook, the backup's drop) is a rebuild; another connection's is not", () => {
-    const failing = (commit: string) => {
+    const failing = (events: string[]) => {
       const run = ran(A, 'Thread-1 (', 'ERROR');
-      return [...run.slice(0, 5), line('debug', 'Thread-1 (', commit), ...run.slice(5)];
+      return [...run.slice(0, 5), ...events.map((e) => line('debug', 'Thread-1 (', e)), ...run.slice(5)];
     };
-    expect(failures(failing(`On ${A}: COMMIT`))).toEqual([]);
-    expect(failures(failing('On master: COMMIT'))).toEqual([A]);
-    expect(failures(failing(`On ${A}: ROLLBACK`))).toEqual([A]);
+    expect(failures(failing(commitLines(A)))).toEqual([]);
+    expect(failures(failing(commitLines('master')))).toEqual([A]);
+    expect(failures(failing([`On ${A}: ROLLBACK`]))).toEqual([A]);
     const json = (level: string, msg: string) =>
       JSON.stringify({ info: { level, msg, name: 'X', thread: 'Thread-1 (worker)' }, data: {} });
     const logged = (commit: string[]) => [
       json('debug', `Writing runtime sql for node "${A}"`),
       json('debug', `On ${A}: create view x as (\n  select 1\n);`),
-      ...commit,
+      ...commit.map((e) => json('debug', e)),
       json('error', '1 of 1 ERROR creating sql view model main.a ... [ERROR in 0.1s]'),
       json('debug', `Finished running node ${A}`),
     ];
-    expect(failures(logged([json('debug', `On ${A}: COMMIT`)]))).toEqual([]);
+    expect(failures(logged(commitLines(A)))).toEqual([]);
     expect(failures(logged([]))).toEqual([A]);
+  });
+
+  it('a COMMIT that itself failed (no status logged for it before the error) is no rebuild: the DDL did not land', () => {
+    // PostgreSQL refusing the COMMIT (a serialization failure, a deferred constraint): dbt logs the COMMIT it
+    // ran, the adapter's error and the ROLLBACK, then the model's ERROR line; no `SQL status:` for the COMMIT.
+    const refused = [
+      ...commitLines(A, false),
+      'Postgres adapter: Postgres error: could not serialize access due to concurrent update',
+      `On ${A}: ROLLBACK`,
+      `On ${A}: Close`,
+    ];
+    const run = ran(A, 'Thread-1 (', 'ERROR');
+    const log = [...run.slice(0, 5), ...refused.map((e) => line('debug', 'Thread-1 (', e)), ...run.slice(5)];
+    expect(failures(log)).toEqual([A]);
+    // dbt 0.x's text log, no level: its ERROR creating line after the refused COMMIT.
+    const old = (msg: string) => `2021-03-01 10:00:00.000001 (Thread-1): ${msg}`;
+    const logged0x = [
+      old(`Writing runtime SQL for node "${A}"`),
+      old(`On ${A}: create view x as (`),
+      '  select 1',
+      ');',
+      old('SQL status: CREATE VIEW in 0.01 seconds'),
+      ...refused.map(old),
+      old('10:00:00 | 1 of 1 ERROR creating view model main.a.... [ERROR in 0.10s]'),
+      old(`Finished running node ${A}`),
+    ];
+    expect(failures(logged0x)).toEqual([A]);
+    // The same COMMIT answered (its status logged), then a failure after it: the relation was replaced.
+    const answered = logged0x.map((l) =>
+      l.includes('Postgres error') ? old('SQL status: COMMIT in 0.00 seconds') : l,
+    );
+    expect(failures(answered)).toEqual([]);
   });
 
   it('on a warehouse whose DDL commits itself, an error after the DDL was done is a rebuild, without a COMMIT', () => {
@@ -416,6 +459,105 @@ describe("dbt's file log: whether the run that last wrote a model's target/run f
       line('debug', 'Thread-1 (', `Finished running node ${A}`),
     ];
     expect([...loggedRunFailures(log.join('\n'), { [A]: ddl }, 'snowflake')]).toEqual([]);
+  });
+
+  describe("Snowflake's multi-statement SQL, each statement logged on its own", () => {
+    // dbt-snowflake splits the SQL it runs at each `;` (the connector's split_statements) and logs each
+    // statement with dbt's query comment; the file's `begin;` and `commit;` it runs as dbt's own BEGIN and
+    // COMMIT (dbt 1.7.16's log of an incremental model, as a dbt Labs engineer published it).
+    const comment = '/* {"app": "dbt", "dbt_version": "1.7.16", "node_id": "model.shop.a"} */';
+    const deleteInsert = [
+      '-- back compat for old kwarg name',
+      '  ',
+      '  begin;',
+      '    delete from analytics.a',
+      '    where (id) in (select (id) from analytics.a__dbt_tmp);',
+      '',
+      '    insert into analytics.a ("ID", "STATUS")',
+      '    (',
+      '        select "ID", "STATUS"',
+      '        from analytics.a__dbt_tmp',
+      '    )',
+      '    ;',
+      '    commit;',
+    ].join('\n');
+    /** The statements dbt-snowflake 1.7 logs for that file: each after the query comment. */
+    const statements = [
+      ['-- back compat for old kwarg name', '  ', '  begin;'],
+      ['delete from analytics.a', '    where (id) in (select (id) from analytics.a__dbt_tmp);'],
+      [
+        'insert into analytics.a ("ID", "STATUS")',
+        '    (',
+        '        select "ID", "STATUS"',
+        '        from analytics.a__dbt_tmp',
+        '    )',
+        '    ;',
+      ],
+      ['COMMIT'],
+    ];
+    const t = 'Thread-1 (';
+    /** A run of the file that failed at statement `failedAt` (none: it succeeded). */
+    const logOf = (failedAt?: number) => [
+      line('debug', t, `Writing runtime sql for node "${A}"`),
+      ...statements
+        .slice(0, (failedAt ?? statements.length - 1) + 1)
+        .flatMap((lines, i) => [
+          line('debug', t, `Using snowflake connection "${A}"`),
+          line('debug', t, `On ${A}: ${comment}`),
+          ...lines,
+          ...(i === failedAt
+            ? [
+                line(
+                  'debug',
+                  t,
+                  'Snowflake adapter: Snowflake error: 100038 (22018): Numeric value is not recognized',
+                ),
+              ]
+            : [line('debug', t, 'SQL status: SUCCESS 1 in 0.5 seconds')]),
+        ]),
+      failedAt === undefined
+        ? line('info', t, '1 of 1 OK created sql incremental model analytics.a ... [SUCCESS 1 in 2.1s]')
+        : line('error', t, '1 of 1 ERROR creating sql incremental model analytics.a ... [ERROR in 2.1s]'),
+      line('debug', t, `Finished running node ${A}`),
+    ];
+    const judged = (lines: string[], sql = deleteInsert) => [
+      ...loggedRunFailures(lines.join('\n'), { [A]: sql }, 'snowflake'),
+    ];
+
+    it("delete+insert: a run that failed at its delete, its insert or its COMMIT is the file's, and failed", () => {
+      expect(judged(logOf())).toEqual([]);
+      for (const at of [1, 2, 3]) expect(judged(logOf(at)), `failed at ${at}`).toEqual([A]);
+      // An earlier run of the same SQL that succeeded is the relation's last build.
+      expect(judged([...logOf(), ...logOf(2)])).toEqual([]);
+      // A run that logged other SQL tells nothing of this file.
+      const other = logOf(2).map((l) => l.replace('"STATUS"', '"STATE"'));
+      expect(judged(other)).toEqual([]);
+    });
+
+    it("a table model's sql_header before its DDL: the DDL refused is a failure; done, then a post-hook failing, is a rebuild", () => {
+      const file =
+        "alter session set timezone = 'UTC';\ncreate or replace transient table analytics.a as (\n  select 1 as id\n);";
+      const run = (after: string[]) => [
+        line('debug', t, `Writing runtime sql for node "${A}"`),
+        line('debug', t, `On ${A}: ${comment}`),
+        "alter session set timezone = 'UTC';",
+        line('debug', t, 'SQL status: SUCCESS 1 in 0.1 seconds'),
+        line('debug', t, `On ${A}: ${comment}`),
+        'create or replace transient table analytics.a as (',
+        '  select 1 as id',
+        ');',
+        ...after,
+        line('error', t, '1 of 1 ERROR creating sql table model analytics.a ... [ERROR in 0.1s]'),
+        line('debug', t, `Finished running node ${A}`),
+      ];
+      expect(judged(run([]), file)).toEqual([A]);
+      const postHook = [
+        line('debug', t, 'SQL status: SUCCESS 1 in 0.52 seconds'),
+        line('debug', t, `On ${A}: ${comment}`),
+        'grant select on analytics.a to role reporter',
+      ];
+      expect(judged(run(postHook), file)).toEqual([]);
+    });
   });
 
   it('a merge after many comments is read at once as no DDL (no split of its comments tried one by one)', () => {
