@@ -1359,16 +1359,19 @@ function quotedOnNumbersOrBooleans(
  * fixed-point column NUMBER, integers too): an integer string is then the integer PostgreSQL reads it as too, so
  * both agree (undefined); a string that is no number makes Snowflake's conversion fail (Numeric value '…' is not
  * recognized), so dbt's test errors (refused). On a FLOAT column (`float`) the string becomes a FLOAT, and 'NaN',
- * 'inf', 'infinity' (any case, the last two with a minus) are its special values, as PostgreSQL's float reads
- * them too (both find NaN equal to NaN): they agree as integers do; on NUMBER they are no number. A decimal or
- * an exponent is converted to a scale gds does not know from NUMBER: 'warn', the general warning.
+ * 'inf', 'infinity' are its special values, as PostgreSQL's float input (float8in) reads them too: any case, the
+ * last two with a sign, white space around each (both find NaN equal to NaN): they agree as integers do; on
+ * NUMBER they are no number. A decimal or an exponent is converted to a scale gds does not know from NUMBER:
+ * 'warn', the general warning.
  */
 function onSnowflakeNumber(
   written: string,
   literals: readonly string[],
   float: boolean,
 ): { refused: string } | 'warn' | undefined {
-  const special = (l: string) => float && /^'(?:nan|-?inf(?:inity)?)'$/i.test(l);
+  // C's isspace, which float8in skips before and after the value.
+  const special = (l: string) =>
+    float && /^'[ \t\n\v\f\r]*(?:nan|[+-]?inf(?:inity)?)[ \t\n\v\f\r]*'$/i.test(l);
   const notNumber = literals.find(
     (l) => !special(l) && !/^'\s*[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:e[+-]?[0-9]+)?\s*'$/i.test(l),
   );

@@ -158,6 +158,32 @@ describe('quoted values on a number column', () => {
     }
   });
 
+  it("Snowflake's FLOAT takes what PostgreSQL's float input takes: a sign before inf, white space around, any case", () => {
+    // PostgreSQL's float8in skips leading and trailing white space and reads NaN, [+-]Infinity and [+-]inf in
+    // any case, as Snowflake's FLOAT does: both read each the same, so the predicate is mapped, no warning.
+    const specials = ['+inf', ' NaN ', '\tinfinity', '+Infinity ', ' -inf', 'INF'];
+    const { declaration, predicates, warnings } = declare('snowflake', { status: 'FLOAT' }, [
+      accepted(specials),
+    ]);
+    expect(declaration.notMappedTests).toEqual([]);
+    expect(predicates).toEqual([
+      expect.objectContaining({ sql: `"STATUS" IN (${specials.map((v) => `'${v}'`).join(', ')})` }),
+    ]);
+    expect(warnings).toEqual([]);
+    // What neither reads as a float stays refused: a word after inf, a space within it, inf on NUMBER.
+    for (const [type, value] of [
+      ['FLOAT', 'infinite'],
+      ['FLOAT', 'in f'],
+      ['NUMBER', '+inf'],
+    ] as const) {
+      const refused = declare('snowflake', { status: type }, [accepted(['1', value])]);
+      expect(refused.predicates, `${type} ${value}`).toEqual([]);
+      expect(refused.declaration.notMappedTests).toEqual([
+        expect.objectContaining({ reason: expect.stringContaining(`'${value}' is none`) as unknown }),
+      ]);
+    }
+  });
+
   it('PostgreSQL, Redshift, DuckDB read a quoted value as the column type, as Gate 1 does: mapped, no warning', () => {
     for (const adapter of ['postgres', 'redshift', 'duckdb']) {
       const { declaration, warnings } = declare(adapter, { status: 'numeric' }, [accepted([1.5, '01'])]);
