@@ -742,10 +742,7 @@ export async function loadDbtProject(
       ? undefined
       : await readRunFailures(runLog.path, runFiles, manifest.adapter);
   const runFailed = runLogRead?.failed;
-  if (runLog !== undefined && runLogRead?.unread !== undefined)
-    warnings.push(
-      `${runLog.shown} is not read (${runLogRead.unread}): whether a dbt run that wrote a model's target/run SQL since catalog.json failed is not known, so gds takes each such SQL as built`,
-    );
+  const runLogUnread = runLogRead?.unread;
   const warehouse =
     manifest.adapter === 'postgres' && options.warehouse !== undefined
       ? await options.warehouse()
@@ -761,6 +758,7 @@ export async function loadDbtProject(
         ...(runResults === undefined ? {} : { runResults }),
         ...(runSql === undefined ? {} : { runSql }),
         ...(runFailed === undefined || runLog === undefined ? {} : { runFailed, runLog: runLog.shown }),
+        ...(runLogUnread === undefined || runLog === undefined ? {} : { runLogUnread, runLog: runLog.shown }),
         ...(quoting === undefined ? {} : { quoting }),
         ...(dispatch === undefined ? {} : { dispatch }),
         ...(warehouse === undefined ? {} : { warehouse }),

@@ -264,6 +264,24 @@ describe('a dbt.log gds cannot read', needs(noSharedFixtures), () => {
     );
   });
 
+  it('says nothing where no answer depends on it: target/run holds no build of the model’s SQL now', async () => {
+    // The run file is the catalog's build (the fixture's, of the SQL before): whatever the log says of the run
+    // that wrote it, the catalog's columns stay, so the log is not asked.
+    await writeFile(
+      runFile(),
+      await readFile(join(JAFFLE, 'target/run/jaffle_dbt/models/staging/stg_orders.sql'), 'utf8'),
+    );
+    unreadable.add(await writeFailedRunLog());
+    const read = await loaded();
+    expect(read.columns).toContain('order_date');
+    expect(read.warnings.join('\n')).not.toContain('dbt.log');
+    // A directory there is the same: nothing to say.
+    unreadable.clear();
+    await rm(join(project, 'logs'), { recursive: true });
+    await mkdir(join(project, 'logs', 'dbt.log'), { recursive: true });
+    expect((await loaded()).warnings.join('\n')).not.toContain('dbt.log');
+  });
+
   it('a directory named dbt.log is said so too', async () => {
     await mkdir(join(project, 'logs', 'dbt.log'), { recursive: true });
     const read = await loaded();

@@ -154,6 +154,11 @@ export function declareDbtProject(
     if ('reason' in outcome) refusals.push(outcome);
     else declarations.push(outcome);
   }
+  // dbt's log is said unread only where a model's columns hung on it (target/run holds a build of its SQL).
+  if (reader.unreadLogAsked)
+    warnings.unshift(
+      `${artifacts.runLog ?? 'logs/dbt.log'} is not read (${artifacts.runLogUnread ?? ''}): whether a dbt run that wrote a model's target/run SQL since catalog.json failed is not known, so gds takes each such SQL as built`,
+    );
   // An ephemeral or empty model has no relation: a table the project registered under its name (before it
   // became ephemeral or empty) is gone.
   const built = [...manifest.nodes.values()].filter(
@@ -300,6 +305,8 @@ type Columns =
 class ProjectReader {
   private readonly columnCache = new Map<string, Columns>();
   private lastRunRead: LastRun | undefined | null = null;
+  /** Whether a model's columns hung on dbt's log that could not be read (DbtArtifacts.runLogUnread). */
+  unreadLogAsked = false;
 
   constructor(
     private readonly manifest: Manifest,
@@ -671,6 +678,7 @@ class ProjectReader {
         : undefined;
     const ran = builtSince !== undefined && ranCompiledSql(builtSince, node.compiledSql);
     const failed = ran && this.artifacts.runFailed?.includes(node.uniqueId) === true;
+    if (ran && this.artifacts.runLogUnread !== undefined) this.unreadLogAsked = true;
     const hidden = ran && !failed;
     if (since?.rebuilt === false && !hidden)
       return {

@@ -230,6 +230,11 @@ export interface DbtArtifacts {
   runFailed?: readonly string[];
   /** That log, as the warning names it: relative to the project folder inside it (logs/dbt.log), else absolute. */
   runLog?: string;
+  /**
+   * Why that log, which is there, could not be read (permission denied, a directory): said in a warning only
+   * where a model's columns hang on it (its target/run file holds a build of its compiled SQL).
+   */
+  runLogUnread?: string;
   /** The project's `quoting:` (dbt_project.yml), when the project folder holds one. */
   quoting?: QuotePolicy;
   /**
