@@ -55,6 +55,7 @@ const ISOLATED = [
   'test/services/dbt-run-sql-reads.test.ts',
   'test/auth/login-profile-changed.test.ts',
   'test/auth/save-profile-config-write-fails.test.ts',
+  'test/auth/keychain-entry-per-save.test.ts',
 ];
 
 export default defineConfig({

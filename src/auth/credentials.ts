@@ -8,13 +8,9 @@ import { maskToken } from '../core/redact.js';
 import { INSECURE_URL_ADVICE, INSECURE_URL_CODE, isInsecureUrl, shownUrl } from '../core/url-policy.js';
 import type { Env, GdsConfig, Profile, ProfileKind, SecretStorageSetting } from './config.js';
 import { configPath, loadConfig } from './config.js';
+import { readProfileSecrets } from './profile-secrets.js';
 import type { SecretStorage } from './secret-store.js';
-import {
-  describeStorage,
-  KeychainUnavailableError,
-  readSecrets,
-  secretStorageSetting,
-} from './secret-store.js';
+import { describeStorage, KeychainUnavailableError, secretStorageSetting } from './secret-store.js';
 
 export interface CredentialFlags {
   token?: string | undefined;
@@ -302,7 +298,7 @@ async function readProfileToken(
   options: CredentialOptions,
 ): Promise<void> {
   try {
-    const { secrets, storage } = await readSecrets(profile, { env, warn: options.warn });
+    const { secrets, storage } = await readProfileSecrets(name, profile, { env, warn: options.warn });
     const token = profile.kind === 'static' ? secrets.token : secrets.accessToken;
     if (token !== undefined && token !== '') {
       r.token = { value: token, source: `profile:${name}` };

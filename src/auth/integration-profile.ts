@@ -10,7 +10,7 @@ import { finishBeforeExit } from './finish-before-exit.js';
 import { describeLive, liveToken } from './login.js';
 import { clockSkewMs, onLocalClock, saveBoundMs } from './refresh.js';
 import type { SavedProfile } from './profiles.js';
-import { EntryNotPutBack, saveIfUnchanged } from './profiles.js';
+import { saveIfUnchanged } from './profiles.js';
 import { describeStorage, secretStorageSetting } from './secret-store.js';
 
 /** What the service answered, and where: the tokens and what is known of the token they belong to. */
@@ -254,17 +254,11 @@ function notSaved(
   const token = obtained.id === undefined ? 'the integration token' : `integration token ${obtained.id}`;
   const revoke = revokeCommand(obtained);
   const failure = { exitCode: cause?.exitCode ?? ExitCode.Failure, code: cause?.code ?? 'save_failed' };
-  // The keychain entry, written before the config file failed, could not be put back: the profile reads them.
-  const readAllTheSame =
-    error instanceof EntryNotPutBack
-      ? ` Profile ${name} reads them from its keychain entry all the same, with the rest of what it held before: ` +
-        `clear it with gds auth logout --profile ${name}.`
-      : '';
   if (options.onlyCopy === true && options.showUnsaved !== undefined) {
     options.showUnsaved(obtained);
     return new CliError(
       `${why}: the new tokens of ${token} were not saved in profile ${name}. They are shown instead, the only ` +
-        `copy: the refresh token you gave is spent.${readAllTheSame}`,
+        `copy: the refresh token you gave is spent.`,
       {
         ...failure,
         suggestion:
@@ -275,11 +269,8 @@ function notSaved(
     );
   }
   const spent = options.onlyCopy === true ? ' The refresh token you gave is spent.' : '';
-  return new CliError(
-    `${why}: the new tokens of ${token} were not saved, and are not shown.${spent}${readAllTheSame}`,
-    {
-      ...failure,
-      suggestion: `End the token nothing can renew: ${revoke}. Then issue a new one if you still need it.`,
-    },
-  );
+  return new CliError(`${why}: the new tokens of ${token} were not saved, and are not shown.${spent}`, {
+    ...failure,
+    suggestion: `End the token nothing can renew: ${revoke}. Then issue a new one if you still need it.`,
+  });
 }

@@ -9,13 +9,13 @@
 export const KEYCHAIN_CHILD_ARG = '__gds_keychain_child';
 
 interface KeychainRequest {
-  op: 'get' | 'set' | 'delete';
+  op: 'get' | 'set' | 'delete' | 'find';
   service: string;
   account: string;
   password?: string;
 }
 
-type KeychainAnswer = { ok: true; value: string | boolean | null } | { ok: false; error: string };
+type KeychainAnswer = { ok: true; value: string | boolean | string[] | null } | { ok: false; error: string };
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -25,7 +25,10 @@ async function readStdin(): Promise<string> {
 
 async function answer(request: KeychainRequest): Promise<KeychainAnswer> {
   try {
-    const { AsyncEntry } = await import('@napi-rs/keyring');
+    const { AsyncEntry, findCredentialsAsync } = await import('@napi-rs/keyring');
+    // The accounts only: the passwords the search also returns never leave this process.
+    if (request.op === 'find')
+      return { ok: true, value: (await findCredentialsAsync(request.service)).map((found) => found.account) };
     // Pinned to the Secret Service on Linux: the default silently falls back to the kernel keyring.
     const entry = new AsyncEntry(request.service, request.account, { linux: { store: 'secret-service' } });
     if (request.op === 'get') return { ok: true, value: (await entry.getPassword()) ?? null };

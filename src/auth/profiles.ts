@@ -2,10 +2,11 @@
 // the rest into the config file (config.ts). `gds auth set`, `gds auth logout`, and later the browser
 // sign-in and the token refresh write through here.
 import { CliError, ExitCode } from '../core/errors.js';
-import type { Env, GdsConfig, KeychainRef, Profile, ProfileSecrets } from './config.js';
+import type { Env, GdsConfig, Profile, ProfileSecrets } from './config.js';
 import {
   checkProfileName,
   configPath,
+  emptyConfig,
   isEmpty,
   loadConfig,
   removeConfigFile,
@@ -17,12 +18,14 @@ import { checkBaseUrl } from './credentials.js';
 import type { SecretStorage } from './secret-store.js';
 import { holderAlive } from './refresh-holder.js';
 import {
+  deleteKeychainAccount,
   deleteKeychainEntry,
+  isProfileAccount,
+  keychainAccounts,
   keychainRefFor,
   placeSecrets,
   readSecrets,
   secretStorageSetting,
-  writeKeychainEntry,
 } from './secret-store.js';
 import { debugLog } from './debug-log.js';
 
@@ -127,53 +130,60 @@ async function save(
           'may be writing. The next renewal moves them to the keychain.',
       );
   }
-  // New credentials replace the profile's keychain entry before its config entry is written: should that write
-  // fail, the entry is put back as it was, or the profile would read the new secrets with the rest of the old
-  // credentials while the command says they were not saved. (A renewal's tokens are the only copy: they stay.)
-  const entry =
-    claim === undefined && setting !== 'file' ? await entryBefore(name, previous, options) : undefined;
+  // New credentials get an id of their own, and with it a keychain entry of their own (keychainRefFor): no other save
+  // writes it, so the config never names an entry another save overwrote (one that took the config's lock over from
+  // this one, say). A renewal (a claim) keeps the id among the fields it carries over, and writes the entry the
+  // profile names (a profile saved before entries had ids keeps its one entry until new credentials replace it).
+  const savedId = claim === undefined ? newSavedId() : fields.savedId;
+  const entry = claim === undefined ? undefined : previous?.secretRef;
   const placement = await placeSecrets(name, secrets, lostBeforeWrite ? 'file' : setting, {
     ...options,
+    entry: entry ?? keychainRefFor(name, options.env, savedId),
     ...(toldBefore || lostBeforeWrite ? { warn: undefined } : {}),
   });
-  // New credentials get an id of their own; a renewal (a claim) keeps theirs, among the fields it carries over.
   const profile = {
     ...fields,
-    ...(claim === undefined ? { savedId: newSavedId() } : {}),
+    ...(claim === undefined ? { savedId } : {}),
     ...placement.fields,
   } as Profile;
+  // An entry of new credentials: no profile names it before this save does, and nobody else writes it.
+  const ownEntry = claim === undefined && placement.storage === 'keychain';
+  // The profile the config named when this save replaced it: its entry goes once the config names this one.
+  let replaced: Profile | undefined;
   let active: boolean | undefined;
   try {
     active = await updateConfig((config) => {
       if (!claimed(config)) return undefined;
+      replaced = config.profiles[name];
       config.profiles[name] = profile;
       config.activeProfile ??= name;
       return config.activeProfile === name;
     }, options);
   } catch (error) {
-    if (placement.storage === 'keychain' && entry !== undefined) await putBack(name, entry, error, options);
+    // The config still names what it named: the new credentials' entry goes (should it stay, no profile names it,
+    // and a logout sweeps it). A renewal's tokens written over their entry are the only copy: they stay.
+    if (ownEntry) await forget(name, profile, { ...options, warn: undefined });
     throw error;
   }
   if (active === undefined) {
     // Logged out (or replaced) between the check and the write: the keychain entry just written must not outlive
-    // it. While the refresh holds the profile's lock no other gds wrote that entry since; once it lost it, a
-    // sign-in may have stored its own tokens there, which stay.
+    // it. An entry of its own, or one the refresh wrote while it held the profile's lock, no other gds wrote since;
+    // once it lost the lock, a renewal that took it over may have stored its own tokens there, which stay.
     if (placement.storage === 'keychain') {
-      if (!(await lockLost())) await forget(name, profile, options);
+      if (ownEntry || !(await lockLost())) await forget(name, profile, options);
       else await forgetIfStill(name, profile, (stored) => sameSecrets(stored, secrets), options);
     }
     return undefined;
   }
-  // The secrets moved to the file: the keychain must not keep an older copy, which the profile no longer names
-  // (a logout would leave it). Once the lock was lost the entry may be another gds's by now (a sign-in that
-  // stored its tokens and has yet to write the profile): only while it still holds the refresh token this
-  // refresh spent.
-  if (previous?.secretRef !== undefined && placement.storage === 'file') {
-    if (!(await lockLost())) await forget(name, previous, options);
+  // The config names this save's secrets now, no longer the entry of those it replaced: that entry goes, or the
+  // keychain would keep a copy no profile names. Once the lock was lost (a renewal) the entry may be another gds's
+  // by now: only while it still holds the refresh token this refresh spent.
+  if (replaced?.secretRef !== undefined && !sameEntry(replaced, profile)) {
+    if (!(await lockLost())) await forget(name, replaced, options);
     else
       await forgetIfStill(
         name,
-        previous,
+        replaced,
         (stored) =>
           stored.refreshToken !== undefined && refreshTokenFingerprint(stored.refreshToken) === claim,
         options,
@@ -182,69 +192,11 @@ async function save(
   return { name, profile, storage: placement.storage, active };
 }
 
-/** What profile `name`'s keychain entry holds before a save of new credentials writes it (see save). */
-type EntryBefore = { held: ProfileSecrets } | 'nothing' | { unread: string };
-
-async function entryBefore(
-  name: string,
-  previous: Profile | undefined,
-  options: ProfileOptions,
-): Promise<EntryBefore> {
-  const ref = keychainRefFor(name, options.env);
-  const named = previous?.secretRef;
-  // An entry no profile names holds nothing of the profile's: what the save writes there is removed.
-  if (previous === undefined || named?.service !== ref.service || named.account !== ref.account)
-    return 'nothing';
-  try {
-    const read = await readSecrets(previous, { env: options.env, once: true });
-    return read.storage === 'keychain' ? { held: read.secrets } : 'nothing';
-  } catch (error) {
-    return { unread: (error as Error).message };
-  }
-}
-
-/**
- * The config file was not written after the keychain entry of profile `name` was (`failure`): the entry is put back
- * as it was `before`. When it cannot be, EntryNotPutBack says what the entry holds now.
- */
-async function putBack(name: string, before: EntryBefore, failure: unknown, options: ProfileOptions) {
-  const ref = keychainRefFor(name, options.env);
-  let why: string;
-  if (typeof before === 'object' && 'unread' in before)
-    why = `what it held could not be read: ${before.unread}`;
-  else {
-    try {
-      if (before === 'nothing')
-        await deleteKeychainEntry({ kind: 'static', base: '', secretRef: ref }, options);
-      // Not placeSecrets: its refusal under the keychain setting would say a setting the person may not have.
-      else await writeKeychainEntry(name, before.held, options.env);
-      debugLog(`profile ${name}: its config not written; its keychain entry put back as it was`);
-      return;
-    } catch (error) {
-      why = (error as Error).message;
-    }
-  }
-  throw new EntryNotPutBack(name, ref, failure, why);
-}
-
-/**
- * A save of new credentials whose config entry was not written, and whose keychain entry, written, could not be
- * put back as it was: profile `name` reads the new secrets from it, with the rest of what it held before.
- */
-export class EntryNotPutBack extends Error {
-  constructor(
-    readonly profileName: string,
-    readonly ref: KeychainRef,
-    readonly failure: unknown,
-    readonly why: string,
-  ) {
-    const failed = (failure instanceof Error ? failure.message : String(failure)).replace(/\.$/, '');
-    super(
-      `${failed}; the keychain entry of profile ${profileName} (service ${ref.service}, account ${ref.account}) ` +
-        `was written first, and could not be put back as it was (${why.replace(/\.$/, '')})`,
-    );
-    this.name = 'EntryNotPutBack';
-  }
+/** Whether two profiles name the same keychain entry. */
+function sameEntry(profile: Profile, other: Profile | undefined): boolean {
+  const ref = profile.secretRef;
+  const otherRef = other?.secretRef;
+  return ref !== undefined && ref.service === otherRef?.service && ref.account === otherRef.account;
 }
 
 function newSavedId(): string {
@@ -361,14 +313,17 @@ export async function removeProfile(name: string, options: ProfileOptions = {}):
     [name],
     async () => {
       let removedProfile: Profile | undefined;
+      let sweep = false;
       // The profile goes first, and with it the record of a refresh under way: that refresh saves nothing now.
       const { activeProfile, configFileRemoved } = await updateConfig((config) => {
         removedProfile = config.profiles[name];
+        sweep = removedProfile?.secretRef !== undefined || keychainSetting(config, options);
         delete config.profiles[name];
         if (config.activeProfile === name) config.activeProfile = firstProfile(config);
         return { activeProfile: config.activeProfile, configFileRemoved: isEmpty(config) };
       }, options);
       const removed = removedProfile === undefined ? [] : [await forget(name, removedProfile, options)];
+      if (sweep) await sweepKeychain((account) => isProfileAccount(account, name, options.env), options);
       return { removed, activeProfile, configFileRemoved: removed.length > 0 && configFileRemoved };
     },
     { ...options, unlessRefreshing: (profile) => refreshUnderWay(profile, options) },
@@ -395,9 +350,12 @@ export async function removeAllProfiles(options: ProfileOptions = {}): Promise<L
       // Read again under the locks: a refresh that finished while they were awaited changed the profiles.
       const config = await readForLogout(options);
       const removed: RemovedProfile[] = [];
-      for (const [profileName, profile] of Object.entries(config?.profiles ?? {})) {
+      const profiles = Object.entries(config?.profiles ?? {});
+      for (const [profileName, profile] of profiles) {
         removed.push(await forget(profileName, profile, options));
       }
+      const named = profiles.some(([, profile]) => profile.secretRef !== undefined);
+      if (named || keychainSetting(config, options)) await sweepKeychain(() => true, options);
       const configFileRemoved = await removeConfigFile(options);
       return { removed, activeProfile: null, configFileRemoved };
     },
@@ -456,6 +414,32 @@ async function forget(name: string, profile: Profile, options: ProfileOptions): 
         `Remove it later with: secret-tool clear service ${ref.service} username ${ref.account}`,
     );
     return { name, keychainEntry: (error as Error).message };
+  }
+}
+
+/** Whether the secret storage is set to the keychain (a bad GDS_SECRET_STORAGE: not, here). */
+function keychainSetting(config: GdsConfig | undefined, options: ProfileOptions): boolean {
+  try {
+    return secretStorageSetting(config ?? emptyConfig(), options.env) === 'keychain';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * After a logout: the keychain entries of this config folder that `belongs` picks, named by no profile now. Each save
+ * of new credentials writes an entry of its own (keychainRefFor), and one cut short before its config write (a
+ * killed gds, a config file that could not be written and an entry that could not be removed) left its entry behind.
+ * Only where the keychain is in use: a removed profile named an entry, or the setting is the keychain. What cannot
+ * be found or removed stays (said in the debug log): the profiles' own entries were said already (forget).
+ */
+async function sweepKeychain(belongs: (account: string) => boolean, options: ProfileOptions): Promise<void> {
+  try {
+    for (const account of (await keychainAccounts(options)).filter(belongs)) {
+      if (await deleteKeychainAccount(account, options)) debugLog(`keychain entry ${account}: swept`);
+    }
+  } catch (error) {
+    debugLog(`keychain entries not swept: ${(error as Error).message}`);
   }
 }
 

@@ -31,7 +31,8 @@ import { finishBeforeExit, SAVE_BOUND_MS } from './finish-before-exit.js';
 import type { ProfileFields } from './profiles.js';
 import { refreshTokenFingerprint as fingerprint, saveRefreshedProfile } from './profiles.js';
 import { holderAlive, holderOf, holderStopped, presenting } from './refresh-holder.js';
-import { keychainTimeoutMs, readSecrets } from './secret-store.js';
+import { readProfileSecrets } from './profile-secrets.js';
+import { keychainTimeoutMs } from './secret-store.js';
 import { createApiClient, ApiError, NetworkError } from '../client/index.js';
 import { unverifiedClaims } from '../core/jwt-claims.js';
 
@@ -404,15 +405,18 @@ async function forgetInFlight(profileName: string, options: SessionAuthOptions):
 
 async function readSession(profileName: string, options: SessionAuthOptions): Promise<StoredSession> {
   const config = await loadConfig({ env: options.env, warn: options.warn });
-  const profile = config.profiles[profileName];
-  if (profile === undefined || profile.kind === 'static') {
+  const stored = config.profiles[profileName];
+  if (stored === undefined || stored.kind === 'static') {
     throw new CliError(`Profile ${profileName} no longer holds tokens that renew themselves.`, {
       exitCode: ExitCode.Unauthenticated,
       code: 'session_expired',
       suggestion: `See what it holds now: gds auth status --profile ${profileName}`,
     });
   }
-  const { secrets } = await readSecrets(profile, { env: options.env, warn: options.warn });
+  const read = await readProfileSecrets(profileName, stored, { env: options.env, warn: options.warn });
+  // Of the same kind as `stored` (readProfileSecrets).
+  const profile = read.profile as typeof stored;
+  const { secrets } = read;
   if (!secrets.accessToken) throw cannotRenew(profileName, profile, 'its tokens are gone');
   const recorded = profile.refreshInFlight;
   const inFlight =

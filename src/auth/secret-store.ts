@@ -37,6 +37,11 @@ export interface SecretStoreOptions {
   onlyCopy?: boolean;
 }
 
+/** placeSecrets's options: `entry`, the keychain entry to write (else the profile's entry of before). */
+export interface PlaceOptions extends SecretStoreOptions {
+  entry?: KeychainRef;
+}
+
 /** The profile fields that say where its secrets are: a keychain reference, or the secrets themselves. */
 export interface SecretPlacement {
   storage: SecretStorage;
@@ -70,8 +75,26 @@ export function secretStorageSetting(config: GdsConfig, env: Env = process.env):
   return fromEnv as SecretStorageSetting;
 }
 
-export function keychainRefFor(profileName: string, env: Env = process.env): KeychainRef {
-  return { store: 'keychain', service: keychainService, account: `${profileName}@${configDir(env)}` };
+/**
+ * The keychain entry of one save of profile `profileName`'s credentials: `<name>#<savedId>@<config folder>`. Each
+ * save of new credentials writes an entry of its own (a renewal writes theirs again), so two saves racing for a
+ * profile never write the same entry, and the config names only an entry that holds what its save wrote. Without
+ * `savedId`: the one entry a profile had before, `<name>@<config folder>`, still read (the next save moves it).
+ */
+export function keychainRefFor(profileName: string, env: Env = process.env, savedId?: string): KeychainRef {
+  const id = savedId === undefined ? '' : `#${savedId}`;
+  return { store: 'keychain', service: keychainService, account: `${profileName}${id}@${configDir(env)}` };
+}
+
+/**
+ * Whether keychain account `account` is one of profile `profileName`'s entries in this config folder (any save's, or
+ * the one entry of before): `gds auth logout` sweeps them all, those of saves whose config write never came too.
+ */
+export function isProfileAccount(account: string, profileName: string, env: Env = process.env): boolean {
+  const suffix = `@${configDir(env)}`;
+  if (!account.startsWith(profileName) || !account.endsWith(suffix)) return false;
+  const id = account.slice(profileName.length, account.length - suffix.length);
+  return id === '' || /^#[0-9a-f]+$/.test(id);
 }
 
 /**
@@ -83,13 +106,13 @@ export async function placeSecrets(
   profileName: string,
   secrets: ProfileSecrets,
   setting: SecretStorageSetting,
-  options: SecretStoreOptions = {},
+  options: PlaceOptions = {},
 ): Promise<SecretPlacement> {
   const inFile: SecretPlacement = { storage: 'file', fields: onlySecrets(secrets) };
   if (setting === 'file') return inFile;
-  const ref = keychainRefFor(profileName, options.env);
+  const ref = options.entry ?? keychainRefFor(profileName, options.env);
   try {
-    await writeKeychainEntry(profileName, secrets, options.env);
+    await keychainCall(ref, options.env, { op: 'set', password: JSON.stringify(secrets) });
     return { storage: 'keychain', fields: { secretRef: ref } };
   } catch (error) {
     if (!(error instanceof KeychainUnavailableError)) throw error;
@@ -100,37 +123,19 @@ export async function placeSecrets(
   }
 }
 
-/**
- * Writes `secrets` into profile `profileName`'s keychain entry, whatever the secret storage setting: a keychain
- * that does not answer throws its KeychainUnavailableError, and nothing goes to the file (putting an entry back).
- */
-export async function writeKeychainEntry(
-  profileName: string,
-  secrets: ProfileSecrets,
-  env?: Env,
-): Promise<void> {
-  await keychainCall(keychainRefFor(profileName, env), env, { op: 'set', password: JSON.stringify(secrets) });
-}
-
 export interface ReadSecrets {
   secrets: ProfileSecrets;
   storage: SecretStorage | 'none';
 }
 
-/**
- * A profile's secrets from wherever its entry says they are. Throws KeychainUnavailableError. `once`: a keychain
- * that does not answer is not asked again (a read that only serves to undo a write, within a bounded save).
- */
-export async function readSecrets(
-  profile: Profile,
-  options: SecretStoreOptions & { once?: boolean } = {},
-): Promise<ReadSecrets> {
+/** A profile's secrets from wherever its entry says they are. Throws KeychainUnavailableError. */
+export async function readSecrets(profile: Profile, options: SecretStoreOptions = {}): Promise<ReadSecrets> {
   const ref = profile.secretRef;
   if (ref === undefined) {
     const secrets = onlySecrets(profile);
     return { secrets, storage: Object.keys(secrets).length > 0 ? 'file' : 'none' };
   }
-  const stored = await keychainCall(ref, options.env, { op: 'get' }, options.once !== true);
+  const stored = await keychainCall(ref, options.env, { op: 'get' });
   if (typeof stored !== 'string') return { secrets: {}, storage: 'none' };
   return { secrets: parseStoredSecrets(stored), storage: 'keychain' };
 }
@@ -145,6 +150,26 @@ export async function deleteKeychainEntry(
   return (await keychainCall(ref, options.env, { op: 'delete' })) === true;
 }
 
+/**
+ * The accounts of every gds keychain entry of this config folder (`isProfileAccount` tells a profile's): an entry
+ * no profile names any more (a save cut short before its config write) is found too.
+ */
+export async function keychainAccounts(options: SecretStoreOptions = {}): Promise<string[]> {
+  const ref = keychainRefFor('', options.env);
+  const found = await keychainCall(ref, options.env, { op: 'find' });
+  const suffix = `@${configDir(options.env)}`;
+  return Array.isArray(found) ? found.filter((account) => account.endsWith(suffix)) : [];
+}
+
+/** Removes the gds keychain entry of account `account` (one keychainAccounts found). True when one was deleted. */
+export async function deleteKeychainAccount(
+  account: string,
+  options: SecretStoreOptions = {},
+): Promise<boolean> {
+  const ref = { ...keychainRefFor('', options.env), account };
+  return (await keychainCall(ref, options.env, { op: 'delete' })) === true;
+}
+
 export function describeStorage(storage: SecretStorage, ref: KeychainRef | undefined, env?: Env): string {
   if (storage === 'keychain' && ref !== undefined) {
     return `the OS keychain (service ${ref.service}, account ${ref.account})`;
@@ -152,13 +177,14 @@ export function describeStorage(storage: SecretStorage, ref: KeychainRef | undef
   return `the config file ${configPath(env)}`;
 }
 
-type KeychainRequest = { op: 'get' } | { op: 'set'; password: string } | { op: 'delete' };
+type KeychainRequest = { op: 'get' } | { op: 'set'; password: string } | { op: 'delete' } | { op: 'find' };
+type KeychainAnswer = string | boolean | string[] | null;
 
 /** The addon's D-Bus calls wait about 2 s for the keychain's reply: on a busy machine that is no answer yet. */
 const NO_REPLY = /Did not receive a reply/;
 
 /** What a user reads in an error for each keychain operation. */
-const operationName = { get: 'read', set: 'write', delete: 'delete' } as const;
+const operationName = { get: 'read', set: 'write', delete: 'delete', find: 'search' } as const;
 
 /**
  * One keychain operation in a child process, killed after GDS_KEYCHAIN_TIMEOUT_MS (default 3 s): the
@@ -170,15 +196,14 @@ async function keychainCall(
   ref: KeychainRef,
   env: Env | undefined,
   request: KeychainRequest,
-  askAgain = true,
-): Promise<string | boolean | null> {
+): Promise<KeychainAnswer> {
   const timeoutMs = keychainTimeoutMs(env ?? process.env);
   const call = { ...request, service: ref.service, account: ref.account };
   try {
     return await inKeychainChild(call, timeoutMs);
   } catch (error) {
     const noAnswer = error instanceof KeychainUnavailableError && error.noAnswer;
-    if (request.op !== 'get' || !askAgain || !noAnswer) throw error;
+    if ((request.op !== 'get' && request.op !== 'find') || !noAnswer) throw error;
     debugLog('keychain read: asking a fresh process once more');
     return inKeychainChild(call, timeoutMs);
   }
@@ -213,7 +238,7 @@ const KEYCHAIN_CHILD_ARG = '__gds_keychain_child';
 function inKeychainChild(
   request: KeychainRequest & { service: string; account: string },
   timeoutMs: number,
-): Promise<string | boolean | null> {
+): Promise<KeychainAnswer> {
   const [command, args] = keychainChildCommand();
   // node:child_process (and the node:net and node:dgram it loads) only when a keychain call is made: a
   // command given its token loads none of it (a few ms of every start-up).
@@ -263,7 +288,7 @@ function inKeychainChild(
         try {
           const answer = JSON.parse(stdout) as {
             ok: boolean;
-            value?: string | boolean | null;
+            value?: KeychainAnswer;
             error?: string;
           };
           if (answer.ok) resolve(answer.value ?? null);

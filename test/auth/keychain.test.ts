@@ -60,6 +60,17 @@ function readConfig(configDir: string): Promise<string> {
   return readFile(join(configDir, 'config.json'), 'utf8');
 }
 
+/** The keychain account profile `name` of the config in `configDir` names: each save's entry has its own. */
+async function accountOf(configDir: string, name = 'default'): Promise<string> {
+  const config = JSON.parse(await readConfig(configDir)) as {
+    profiles: Record<string, { secretRef?: { account: string } }>;
+  };
+  const account = config.profiles[name]?.secretRef?.account;
+  if (account === undefined) throw new Error(`profile ${name} names no keychain entry`);
+  expect(account).toMatch(new RegExp(`^${name}#[0-9a-f]+@`));
+  return account;
+}
+
 function secretTool(args: string[], input = ''): Promise<CliResult> {
   const child = spawn('secret-tool', args, { stdio: ['pipe', 'pipe', 'pipe'], timeout: 5_000 });
   // `lookup` reads no input and may have ended before it is written: its exit code says how it went (an
@@ -96,9 +107,9 @@ describe('the keychain child', () => {
 describe('with a Secret Service answering', needs(await whyNoSecretService()), () => {
   it('auth set puts the token in the keychain, not in the file; status and commands read it back', async () => {
     const cfg = freshConfigDir();
-    const account = `default@${cfg}`;
     const r = await gds(cfg, ['auth', 'set', '--no-verify', '--token', token, '--base', 'https://k.example']);
     expect(r).toMatchObject({ code: 0, stdout: '' });
+    const account = await accountOf(cfg);
     expect(r.stderr).toContain(
       `The token is stored in the OS keychain (service gds-cli, account ${account}).`,
     );
@@ -131,6 +142,7 @@ describe('with a Secret Service answering', needs(await whyNoSecretService()), (
   it('GDS_SECRET_STORAGE=keychain stores there too; logout removes the entries, one profile or all', async () => {
     const cfg = freshConfigDir();
     const keychainOnly = { env: { GDS_SECRET_STORAGE: 'keychain' } };
+    const accounts: Record<string, string> = {};
     for (const profile of ['a', 'b', 'c']) {
       const r = await gds(
         cfg,
@@ -138,11 +150,22 @@ describe('with a Secret Service answering', needs(await whyNoSecretService()), (
         keychainOnly,
       );
       expect(r.code).toBe(0);
+      accounts[profile] = await accountOf(cfg, profile);
     }
+    // Entries no profile names (saves cut short before their config write): a's and b's, and the one entry of
+    // before of a profile that is gone. And one of another config folder, which stays.
+    const orphans = [`a#0123456789abcdef@${cfg}`, `b#0123456789abcdef@${cfg}`, `gone@${cfg}`];
+    const elsewhere = `a#0123456789abcdef@${cfg}-elsewhere`;
+    for (const orphan of [...orphans, elsewhere])
+      expect(
+        (await secretTool(['store', '--label=gds test', 'service', 'gds-cli', 'username', orphan], 'x')).code,
+      ).toBe(0);
     const one = await gds(cfg, ['auth', 'logout', '--profile', 'a']);
     expect(one.stderr).toBe('✓ Removed profile a and its keychain entry.\nActive profile: b.\n');
-    expect(await lookup(`a@${cfg}`)).toBeNull();
-    expect(await lookup(`b@${cfg}`)).not.toBeNull();
+    expect(await lookup(accounts.a!)).toBeNull();
+    expect(await lookup(orphans[0]!)).toBeNull();
+    expect(await lookup(accounts.b!)).not.toBeNull();
+    expect(await lookup(orphans[1]!)).not.toBeNull();
     const all = await gds(cfg, ['auth', 'logout', '--json']);
     expect(JSON.parse(all.stdout)).toMatchObject({
       removed: [
@@ -151,14 +174,16 @@ describe('with a Secret Service answering', needs(await whyNoSecretService()), (
       ],
       configFileRemoved: true,
     });
-    expect(await lookup(`b@${cfg}`)).toBeNull();
-    expect(await lookup(`c@${cfg}`)).toBeNull();
+    for (const account of [accounts.b!, accounts.c!, ...orphans]) expect(await lookup(account)).toBeNull();
+    expect(await lookup(elsewhere)).toBe('x');
+    await secretTool(['clear', 'service', 'gds-cli', 'username', elsewhere]);
   });
 
   it('setting the profile again with GDS_SECRET_STORAGE=file removes the older copy from the keychain', async () => {
     const cfg = freshConfigDir();
     await gds(cfg, ['auth', 'set', '--no-verify', '--token', token, '--base', 'https://k.example']);
-    expect(await lookup(`default@${cfg}`)).not.toBeNull();
+    const account = await accountOf(cfg);
+    expect(await lookup(account)).not.toBeNull();
     const r = await gds(
       cfg,
       ['auth', 'set', '--no-verify', '--token', token, '--base', 'https://k.example'],
@@ -168,7 +193,7 @@ describe('with a Secret Service answering', needs(await whyNoSecretService()), (
     );
     expect(r).toMatchObject({ code: 0, stdout: '' });
     expect(r.stderr).not.toContain('Warning:');
-    expect(await lookup(`default@${cfg}`)).toBeNull();
+    expect(await lookup(account)).toBeNull();
     expect(JSON.parse(await readConfig(cfg)).profiles.default).toEqual({
       kind: 'static',
       base: 'https://k.example',

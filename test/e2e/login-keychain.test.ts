@@ -40,9 +40,10 @@ describe('sign-in with the keychain', needs(await whyNoSecretService()), () => {
     await server.close();
   });
 
-  const account = () => `default@${w.configDir}`;
+  /** The keychain account of the sign-in's save (`default#<savedId>@<config folder>`), once it is known. */
+  let account = '';
   const keychainSecrets = async () => {
-    const found = await secretTool('lookup', 'service', 'gds-cli', 'username', account());
+    const found = await secretTool('lookup', 'service', 'gds-cli', 'username', account);
     if (found.code !== 0) return null;
     const secrets = JSON.parse(found.stdout) as { accessToken: string; refreshToken: string };
     secretsSeen.push(secrets.accessToken, secrets.refreshToken);
@@ -78,6 +79,8 @@ describe('sign-in with the keychain', needs(await whyNoSecretService()), () => {
       const result = await login.result.finally(() => clearTimeout(hung));
       expect(result.code, result.stderr).toBe(0);
       expect(ndjson(result.stdout)[0]).toMatchObject({ storage: 'keychain' });
+      const saved = (await w.config()).profiles.default;
+      account = `default#${saved.savedId}@${w.configDir}`;
       const first = await keychainSecrets();
       expect(first?.refreshToken).toMatch(/^gdsr_/);
       const file = JSON.stringify(await w.config());
@@ -86,7 +89,7 @@ describe('sign-in with the keychain', needs(await whyNoSecretService()), () => {
       expect((await w.config()).profiles.default.secretRef).toEqual({
         store: 'keychain',
         service: 'gds-cli',
-        account: account(),
+        account,
       });
 
       await updateConfig(

@@ -1,5 +1,5 @@
 // A fake OS keychain for tests that mock secret-store.ts (vi.mock): one entry per account, as the Secret Service
-// keeps them, in `entries`. Secrets set to go to the file, and profiles whose secrets are in it, are as ever.
+// keeps them, in `entries` (keychainAccounts finds them as its search does). Secrets set to go to the file, and profiles whose secrets are in it, are as ever.
 // `beforeWrite` and `afterWrite` run as each keychain write starts and once it landed (one may throw: no answer).
 // A write that gets no answer (KeychainUnavailableError) is what placeSecrets makes of it: the file under `auto`
 // (or for the only copy), a keychain_unavailable error under `keychain`.
@@ -18,12 +18,10 @@ export function fakeKeychain(
     await hooks.afterWrite?.();
   };
   return {
-    writeKeychainEntry: (...[name, secrets, env]: Parameters<typeof SecretStore.writeKeychainEntry>) =>
-      write(real.keychainRefFor(name, env).account, secrets),
     placeSecrets: async (...args: Parameters<typeof SecretStore.placeSecrets>) => {
       const [name, secrets, setting, options] = args;
       if (setting === 'file') return real.placeSecrets(...args);
-      const secretRef = real.keychainRefFor(name, options?.env);
+      const secretRef = options?.entry ?? real.keychainRefFor(name, options?.env);
       try {
         await write(secretRef.account, secrets);
       } catch (error) {
@@ -48,5 +46,10 @@ export function fakeKeychain(
         : { secrets: JSON.parse(stored) as object, storage: 'keychain' as const };
     },
     deleteKeychainEntry: async (profile: Profile) => entries.delete(profile.secretRef?.account ?? ''),
+    deleteKeychainAccount: async (account: string) => entries.delete(account),
+    keychainAccounts: async (options?: SecretStore.SecretStoreOptions) => {
+      const suffix = `@${real.keychainRefFor('', options?.env).account.slice(1)}`;
+      return [...entries.keys()].filter((account) => account.endsWith(suffix));
+    },
   };
 }

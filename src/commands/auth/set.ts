@@ -8,7 +8,7 @@ import { onOneLine } from '../../core/terminal-text.js';
 import type { Me } from '../../cli/signed-in.js';
 import { canAsk, secret as askSecret } from '../../cli/prompt.js';
 import { refuseClientToken, signedInAs, profileOnlyEnv } from '../../cli/signed-in.js';
-import { EntryNotPutBack, saveIfUnchanged, staticProfile } from '../../auth/profiles.js';
+import { saveIfUnchanged, staticProfile } from '../../auth/profiles.js';
 import { describeStorage } from '../../auth/secret-store.js';
 import type { Profile } from '../../auth/config.js';
 import { checkProfileName, configPath, loadConfig } from '../../auth/config.js';
@@ -189,22 +189,11 @@ function tokenNotSaved(name: string, now: Profile | undefined, base: string): Cl
 
 /**
  * The save failed (a disk full, the config file's lock held past its wait): said as such, not as an error gds did
- * not expect. Its keychain entry, written before the config file, is put back as it was (profiles.ts); when it could
- * not be, profile `name` reads the new token from it all the same.
+ * not expect. The profile holds what it held (the new token's keychain entry is one no profile names: profiles.ts).
  */
 function tokenSaveFailed(name: string, error: unknown): unknown {
   if (error instanceof CliError || !(error instanceof Error)) return error;
   const again = `gds auth set --profile ${name} --token - --base <url>`;
-  if (error instanceof EntryNotPutBack)
-    return new CliError(
-      `${error.message}. Profile ${name} reads the new token from its keychain entry all the same, with the rest ` +
-        'of what it held before.',
-      {
-        exitCode: ExitCode.Failure,
-        code: 'save_failed',
-        suggestion: `Store it again once ${configPath()} can be written (${again}), or clear the profile: gds auth logout --profile ${name}`,
-      },
-    );
   return new CliError(`${error.message.replace(/\.$/, '')}: the token was not saved in profile ${name}.`, {
     exitCode: ExitCode.Failure,
     code: 'save_failed',
