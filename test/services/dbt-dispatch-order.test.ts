@@ -289,6 +289,51 @@ describe("dbt_project.yml's dispatch: search orders", () => {
     expect((await plan('postgres', [inSet], typed, 'name: shop\n')).notMappedTests).toEqual([]);
   });
 
+  it('a type macro named only where nothing renders it (a Jinja comment, an untaken branch, SQL text) is no call', async () => {
+    // A project's own not_null_proportion, cast as numeric; its earlier cast left in a Jinja comment, in a
+    // branch that is never taken, or named in an SQL comment's text: dbt never calls dbt.type_numeric().
+    const present = genericTest(
+      'not_null_proportion',
+      'model.shop.people',
+      { at_least: 0.9 },
+      { column: 'name', namespace: 'dbt_utils' },
+    );
+    const cast = (left: string) =>
+      [
+        'macro.dbt_utils.test_not_null_proportion',
+        [
+          'macro.dbt_utils.default__test_not_null_proportion',
+          `${left}\nselect sum(case when {{ column_name }} is null then 0 else 1 end) / cast(count(*) as numeric) as not_null_proportion from {{ model }}`,
+        ],
+        'macro.dbt.type_numeric',
+        ['macro.dbt.default__type_numeric', '{{ return(api.Column.numeric_type("numeric", 28, 6)) }}'],
+      ] as Array<string | [string, string]>;
+    const order = dispatching(['dbt', 'shop, audit']);
+    for (const left of [
+      '{# was: cast(count(*) as {{ dbt.type_numeric() }}) #}',
+      '{% if false %}{% set t = dbt.type_numeric() %}{% endif %}',
+      '{% if true %}{% set t = "numeric" %}{% else %}{% set t = dbt.type_numeric() %}{% endif %}',
+      '-- dbt.type_numeric() is what dbt_utils 1.1 casts with',
+      '/* cast(count(*) as dbt.type_numeric()) */',
+    ]) {
+      const declaration = await plan('postgres', [present], cast(left), order);
+      expect(declaration.notMappedTests, left).toEqual([]);
+      expect(declaration.mappedTests, left).toHaveLength(1);
+    }
+    // What renders still counts: a taken branch, and a call in an SQL comment (Jinja renders it there too).
+    for (const left of [
+      '{% if true %}{% set t = dbt.type_numeric() %}{% endif %}',
+      '{% if false %}{% else %}{% set t = dbt.type_numeric() %}{% endif %}',
+      '-- cast as {{ dbt.type_numeric() }}',
+    ]) {
+      const declaration = await plan('postgres', [present], cast(left), order);
+      expect(declaration.mappedTests, left).toEqual([]);
+      expect(declaration.notMappedTests.map((t) => t.reason)).toEqual([
+        expect.stringContaining('its SQL calls dbt.type_numeric(), dispatched in dbt'),
+      ]);
+    }
+  });
+
   it("a where: whose get_where_subquery the search order for dbt dispatches to nothing: dbt's test errors, so not mapped", async () => {
     const where = genericTest(
       'expression_is_true',

@@ -484,9 +484,64 @@ export class ManifestReader {
   }
 }
 
-/** The cross-database type macros (`dbt.type_numeric()`, `dbt_utils.type_string()`) a macro's SQL calls, once each. */
+/** A literal condition of `{% if %}` or `{% elif %}`: true or false as Jinja reads it; undefined for any other. */
+function literalCondition(condition: string): boolean | undefined {
+  const literal = /^\s*(true|false|none|\d+)\s*$/i.exec(condition)?.[1]?.toLowerCase();
+  if (literal === undefined) return undefined;
+  return literal === 'true' || (/^\d+$/.test(literal) && Number(literal) !== 0);
+}
+
+/**
+ * What of a macro's Jinja template dbt renders: its `{# … #}` comments left out, and each branch of an
+ * `{% if %}` chain that a literal condition (`false`, `none`, `0`; an earlier `true`) never lets run. A branch
+ * of any other condition may run, and is kept.
+ */
+function renderedTemplate(template: string): string {
+  const kept: string[] = [];
+  /** Each open if: whether its branch now is skipped, and whether an earlier branch surely ran. */
+  const open: Array<{ skipped: boolean; outer: boolean; ran: boolean }> = [];
+  const skipping = () => open.at(-1)?.skipped === true;
+  let at = 0;
+  const tag = /\{#[\s\S]*?(?:#\}|$)|\{%-?\s*(if|elif|else|endif)\b([\s\S]*?)-?%\}/g;
+  for (const match of template.matchAll(tag)) {
+    if (!skipping()) kept.push(template.slice(at, match.index));
+    at = match.index + match[0].length;
+    const [text, keyword, condition = ''] = match;
+    if (keyword === undefined) continue;
+    const frame = open.at(-1);
+    // The tag itself (its condition is evaluated) where the if around it runs.
+    const outer = keyword === 'if' ? skipping() : (frame?.outer ?? false);
+    if (!outer) kept.push(text);
+    if (keyword === 'if') {
+      const value = literalCondition(condition);
+      open.push({ skipped: outer || value === false, outer, ran: value === true });
+    } else if (keyword === 'endif') open.pop();
+    else if (frame !== undefined) {
+      const value = keyword === 'else' ? true : literalCondition(condition);
+      frame.skipped = frame.outer || frame.ran || value === false;
+      frame.ran ||= value === true;
+    }
+  }
+  if (!skipping()) kept.push(template.slice(at));
+  return kept.join('');
+}
+
+/** The Jinja code of a template that dbt runs: its `{{ … }}` and `{% … %}` (renderedTemplate's), one a line. */
+function jinjaCode(template: string): string {
+  return [...renderedTemplate(template).matchAll(/\{\{[\s\S]*?\}\}|\{%[\s\S]*?%\}/g)]
+    .map((m) => m[0])
+    .join('\n');
+}
+
+/**
+ * The cross-database type macros (`dbt.type_numeric()`, `dbt_utils.type_string()`) a macro's SQL calls, once
+ * each: in the Jinja dbt renders (a call in a Jinja comment, a branch never taken or SQL text is none; one in
+ * `{{ … }}` inside an SQL comment is still made).
+ */
 function typeCalls(sql: string): string[] {
-  const calls = [...sql.matchAll(/\b(dbt|dbt_utils)\.(type_[a-z0-9_]+)\s*\(/g)].map((m) => `${m[1]}.${m[2]}`);
+  const calls = [...jinjaCode(sql).matchAll(/\b(dbt|dbt_utils)\.(type_[a-z0-9_]+)\s*\(/g)].map(
+    (m) => `${m[1]}.${m[2]}`,
+  );
   return [...new Set(calls)];
 }
 
@@ -498,13 +553,14 @@ export interface ExpectationsMacro {
 
 /** What dbt_expectations' macro `name` calls of its package and of the type macros, and whether it dispatches. */
 function expectationsMacro(name: string, sql: string): ExpectationsMacro {
-  const own = [...sql.matchAll(/\bdbt_expectations\.([A-Za-z0-9_]+)\s*\(/g)].map(
+  const code = jinjaCode(sql);
+  const own = [...code.matchAll(/\bdbt_expectations\.([A-Za-z0-9_]+)\s*\(/g)].map(
     (m) => `dbt_expectations.${m[1]}`,
   );
   const dispatch = new RegExp(
     `\\badapter\\.dispatch\\(\\s*['"]${name}['"]\\s*,\\s*(?:macro_namespace\\s*=\\s*)?['"]dbt_expectations['"]`,
   );
-  return { calls: [...new Set(own), ...typeCalls(sql)], dispatched: dispatch.test(sql) };
+  return { calls: [...new Set(own), ...typeCalls(sql)], dispatched: dispatch.test(code) };
 }
 
 /** Whether expect_compound_columns_to_be_unique's SQL uses the row_condition_ext it sets (Manifest.compoundIgnoreRowIf). */
@@ -515,8 +571,10 @@ function ignoreRowIf(sql: string): 'applied' | 'ignored' | undefined {
 
 /** What dbt_utils' not_null_proportion divides its count by, read from its macro's SQL (Manifest.notNullProportionCast). */
 function proportionCast(sql: string): 'numeric' | 'type_numeric' | 'other' {
+  // What renders, its SQL comments aside: a cast left in a comment is none.
+  const query = renderedTemplate(sql).replace(/\/\*[\s\S]*?(?:\*\/|$)|--[^\n]*/g, ' ');
   const cast = /\/\s*cast\s*\(\s*count\s*\(\s*\*\s*\)\s+as\s+([^\n]*?)\s*\)\s+as\s+not_null_proportion/i.exec(
-    sql,
+    query,
   )?.[1];
   if (cast === undefined) return 'other';
   if (/^numeric$/i.test(cast)) return 'numeric';
