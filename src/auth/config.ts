@@ -274,22 +274,25 @@ export async function withProfileLock<T>(
 
 /**
  * Takes a profile's lock, trying again until `waitMs` have passed (config_locked then), or `signal` is aborted
- * (config_locked too, at once: withProfileLock says why).
+ * (config_locked too, at once: withProfileLock says why). A signal aborted before the wait began does not end it:
+ * a save that a held Ctrl-C or SIGTERM waits for (finishBeforeExit) waits for a lock another gds holds a moment as
+ * any save does, within the bound of that wait (its timer, or a second signal, ends gds).
  */
 async function acquireWithin(target: string, waitMs: number, signal?: AbortSignal): Promise<FileLock> {
   const started = Date.now();
+  const ends = signal?.aborted === true ? undefined : signal;
   for (let attempt = 0; ; attempt += 1) {
     try {
       return await acquire(target, `${target}.lock`, 0);
     } catch (error) {
       const given = !(error instanceof CliError && error.code === 'config_locked');
-      if (given || signal?.aborted === true || Date.now() - started >= waitMs) {
+      if (given || ends?.aborted === true || Date.now() - started >= waitMs) {
         debugLog(`lock ${target}.lock: not taken after ${Date.now() - started} ms`);
         throw error;
       }
       if (attempt === 0) debugLog(`lock ${target}.lock: held by another process; waiting up to ${waitMs} ms`);
     }
-    await retryPause(attempt, signal);
+    await retryPause(attempt, ends);
   }
 }
 

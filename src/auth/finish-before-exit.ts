@@ -7,7 +7,8 @@
 // A second signal, or the bound, ends the wait at once; an unfinished refresh is completed by the next run
 // (refresh.ts records it before calling). A save that waits for another gds's hold on the profile
 // (GDS_LOCK_WAIT_MS, longer than the bound) stops waiting at the signal, and the tokens are shown instead
-// (a refresh's) or the token to revoke is named (an issue's). A request still unanswered when the bound ends
+// (a refresh's) or the token to revoke is named (an issue's); one that starts with the signal already held waits
+// as any save does, within the bound (config.ts's acquireWithin). A request still unanswered when the bound ends
 // is said as such before the exit (the service may have issued or spent a token gds never heard of); a save
 // that did finish is said, as without the signal, before the exit, and the exit says no "Interrupted." error
 // after it (the outcome stands); one cut short (a second signal, or the bound) is said unfinished, its tokens
