@@ -20,11 +20,30 @@ import { quotedEcho } from '../core/echo.js';
 export async function aliasCommandLine(
   argv: readonly string[],
 ): Promise<{ argv: string[] } | { exitCode: number } | { aliases: string[] }> {
-  const { aliases } = readSettings();
+  const { aliases } = aliasesToLookUp(argv[0] ?? '');
   const expansion = expandAlias(argv, aliases);
   if (expansion === undefined) return { aliases: Object.keys(aliases) };
   if (expansion.kind === 'command') return { argv: expansion.argv };
   return { exitCode: await runShellAlias(argv[0] ?? '', expansion.script, expansion.args) };
+}
+
+/**
+ * The settings file's aliases; a file that cannot be read (damaged, or written by a newer gds) fails the
+ * command line with its error, said as the answer to the word looked up: no command has that name, and
+ * whether an alias has cannot be told until the file (named, with its fix) is repaired.
+ */
+function aliasesToLookUp(word: string): { aliases: Readonly<Record<string, string>> } {
+  try {
+    return readSettings();
+  } catch (error) {
+    if (!(error instanceof CliError)) throw error;
+    const why = error.message.replace(/^The /, 'the ');
+    throw new CliError(`Unknown command: ${word}, and the aliases cannot be read to look for it: ${why}`, {
+      exitCode: error.exitCode,
+      code: error.code,
+      ...(error.suggestion === undefined ? {} : { suggestion: error.suggestion }),
+    });
+  }
 }
 
 export type Expansion =

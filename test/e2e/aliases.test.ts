@@ -150,6 +150,43 @@ describe('unknown words', () => {
   });
 });
 
+describe('a settings file the aliases cannot be read from', () => {
+  it.each([
+    [
+      'damaged',
+      '{"version":1,"aliases":{"ls":',
+      'settings_invalid',
+      'the gds settings file % is damaged: it is not valid JSON',
+    ],
+    [
+      'from a newer gds',
+      '{"version":2,"aliases":{"ls":"list"}}',
+      'settings_too_new',
+      '% was written by a newer gds',
+    ],
+  ])(
+    '%s: the word is no command, the file is named with its fix, exit 2, the file left as it was',
+    async (_name, text, code, why) => {
+      const path = join(dir, 'settings.json');
+      await mkdir(dir, { recursive: true });
+      await writeFile(path, text);
+      for (const word of ['ls', 'lsit']) {
+        const r = await gds([word]);
+        expect(r).toMatchObject({ code: 2, stdout: '' });
+        const [message, suggestion] = r.stderr.split('\n');
+        expect(message).toContain(
+          `Error: Unknown command: ${word}, and the aliases cannot be read to look for it: ${why.replace('%', path)}`,
+        );
+        expect(suggestion).toMatch(code === 'settings_invalid' ? `(rm ${path})` : 'Upgrade gds');
+        const json = await gds([word, '--json']);
+        expect(json).toMatchObject({ code: 2, stdout: '' });
+        expect(lines(json.stderr)).toEqual([{ error: expect.objectContaining({ code }) }]);
+      }
+      expect(await readFile(path, 'utf8')).toBe(text);
+    },
+  );
+});
+
 describe('shell aliases (--shell, or an expansion starting with !)', () => {
   it('run through sh with the arguments as "$1"…, never as script; the exit code is the shell’s', async () => {
     const set = await gds(['alias', 'set', '--shell', 'say', 'printf "<%s>" "$1" "$2"; exit 3']);
