@@ -485,6 +485,70 @@ describe("dbt_project.yml's dispatch: search orders", () => {
       ]);
       expect((await plan('postgres', [notNullName], typed, 'name: shop\n')).notMappedTests).toEqual([]);
     });
+
+    describe("dbt 0.20's releases: helpers dispatched with packages = dbt_expectations._get_namespaces()", () => {
+      // dbt_expectations for dbt 0.19 and 0.20 dispatches with the `packages` argument (before macro_namespace):
+      // dbt searches the list it is given, var('dbt_expectations_dispatch_list', []) then dbt_expectations,
+      // neither the root project nor a dispatch: search order (dbt-core 0.20's BaseDatabaseWrapper.dispatch).
+      const byPackages = (name: string): [string, string] => [
+        `macro.dbt_expectations.${name}`,
+        `{% macro ${name}(x) %}\n  {{ adapter.dispatch('${name}', packages = dbt_expectations._get_namespaces()) (x) }}\n{%- endmacro %}`,
+      ];
+      const OLD: Array<string | [string, string]> = [
+        ...EXPECTATIONS.map((m) =>
+          typeof m !== 'string' && /\.(?:expression_is_true|truth_expression)$/.test(m[0])
+            ? byPackages(m[0].split('.')[2] ?? '')
+            : m,
+        ),
+        [
+          'macro.dbt_expectations._get_namespaces',
+          "{% macro _get_namespaces() %}\n  {% set override_namespaces = var('dbt_expectations_dispatch_list', []) %}\n  {% do return(override_namespaces + ['dbt_expectations']) %}\n{% endmacro %}",
+        ],
+      ];
+      const varNamed = (macro: string, pkg: string) =>
+        expect.stringContaining(
+          `the manifest holds ${macro}, which dbt runs instead of dbt_expectations' own where the var dbt_expectations_dispatch_list lists ${pkg}`,
+        );
+
+      it("followed into the package's implementations: a shim's truth_expression is named in a warning, the test mapped", async () => {
+        const shim = [...OLD, 'macro.tsql_shim.sqlserver__truth_expression'];
+        for (const project of [
+          'name: shop\n',
+          undefined,
+          dispatching(['dbt_expectations', 'tsql_shim, dbt_expectations']),
+        ]) {
+          const declaration = await plan('sqlserver', [notNullName], shim, project);
+          expect(declaration.notMappedTests, String(project)).toEqual([]);
+          expect(declaration.mappedTests).toHaveLength(1);
+          expect(declaration.warnings).toEqual([
+            varNamed('macro.tsql_shim.sqlserver__truth_expression', 'tsql_shim'),
+          ]);
+        }
+      });
+
+      it('a dispatch: search order is not what dbt searches there: one without dbt_expectations leaves it mapped', async () => {
+        const declaration = await plan(
+          'postgres',
+          [notNullName, between],
+          OLD,
+          dispatching(['dbt_expectations', 'shop']),
+        );
+        expect(declaration.notMappedTests).toEqual([]);
+        expect(declaration.mappedTests).toHaveLength(2);
+        expect(declaration.warnings).toEqual([]);
+      });
+
+      it("the root project's own default__expression_is_true is not searched unless the var lists it: mapped, with the warning", async () => {
+        const own = await plan(
+          'postgres',
+          [notNullName],
+          [...OLD, 'macro.shop.default__expression_is_true'],
+          'name: shop\n',
+        );
+        expect(own.notMappedTests).toEqual([]);
+        expect(own.warnings).toEqual([varNamed('macro.shop.default__expression_is_true', 'shop')]);
+      });
+    });
   });
 
   it("an empty search order is dbt's default search (get_macro_search_order's [] is falsy): the root project, then the package", async () => {

@@ -549,6 +549,12 @@ function typeCalls(sql: string): string[] {
 export interface ExpectationsMacro {
   calls: readonly string[];
   dispatched: boolean;
+  /**
+   * Dispatched as dbt_expectations did for dbt 0.19 and 0.20, with the `packages` argument
+   * (`packages = dbt_expectations._get_namespaces()`): dbt searches var('dbt_expectations_dispatch_list', [])
+   * then dbt_expectations, neither the root project nor a `dispatch:` search order.
+   */
+  byPackages?: true;
 }
 
 /** What dbt_expectations' macro `name` calls of its package and of the type macros, and whether it dispatches. */
@@ -560,7 +566,14 @@ function expectationsMacro(name: string, sql: string): ExpectationsMacro {
   const dispatch = new RegExp(
     `\\badapter\\.dispatch\\(\\s*['"]${name}['"]\\s*,\\s*(?:macro_namespace\\s*=\\s*)?['"]dbt_expectations['"]`,
   );
-  return { calls: [...new Set(own), ...typeCalls(sql)], dispatched: dispatch.test(code) };
+  const byPackages = new RegExp(
+    `\\badapter\\.dispatch\\(\\s*['"]${name}['"]\\s*,\\s*packages\\s*=\\s*dbt_expectations\\._get_namespaces\\(\\s*\\)`,
+  ).test(code);
+  return {
+    calls: [...new Set(own), ...typeCalls(sql)],
+    dispatched: byPackages || dispatch.test(code),
+    ...(byPackages ? { byPackages: true as const } : {}),
+  };
 }
 
 /** Whether expect_compound_columns_to_be_unique's SQL uses the row_condition_ext it sets (Manifest.compoundIgnoreRowIf). */

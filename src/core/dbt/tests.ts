@@ -848,7 +848,9 @@ function overridingMacro(test: ManifestTest, kind: string, context: TestContext)
   const macros = context.macros;
   if (macros === undefined || !MAPPED_KINDS.has(kind)) return undefined;
   if (test.namespace === undefined) return globalOverride(`test_${test.name ?? ''}`, context);
-  for (const { namespace, macro } of testDispatches(test, kind, context)) {
+  for (const { namespace, macro, byPackages } of testDispatches(test, kind, context)) {
+    // dbt 0.20's packages list: the package's own unless a var dbt reads lists another (unreadDispatch).
+    if (byPackages === true) continue;
     if (macros.rootProject !== undefined || readOrder(namespace, macros) !== undefined) {
       const found = dispatchedTo(namespace, macro, context);
       if (found !== undefined && found.pkg !== namespace)
@@ -871,14 +873,21 @@ const searchOrder = (dispatch: NonNullable<Override['dispatch']>): string =>
 /**
  * Where gds read no dbt_project.yml (its `dispatch:` unknown), another package's implementation of a test
  * mapped as its own macro means, which a search_order listing that package first would have dbt run (a shim:
- * tsql_utils' sqlserver__test_expression_is_true): why the test may mean otherwise, or undefined.
+ * tsql_utils' sqlserver__test_expression_is_true): why the test may mean otherwise, or undefined. A helper
+ * dbt_expectations dispatches with dbt 0.20's packages list searches the var dbt_expectations_dispatch_list
+ * first (the root project too only where it lists it), which gds does not read: the same, naming the var.
  */
 function unreadDispatch(node: ManifestNode, test: ManifestTest, context: TestContext): string | undefined {
   const macros = context.macros;
   if (macros === undefined || test.name === undefined) return undefined;
   if (node.uniqueId.includes(':constraint:')) return undefined;
   const kind = `${test.namespace === undefined ? '' : `${test.namespace}.`}${test.name}`;
-  for (const { namespace, macro } of testDispatches(test, kind, context)) {
+  for (const { namespace, macro, byPackages } of testDispatches(test, kind, context)) {
+    if (byPackages === true) {
+      const listed = byPackagesOther(namespace, macro, context);
+      if (listed !== undefined) return listed;
+      continue;
+    }
     const templated = macros.dispatch?.get(namespace)?.some((entry) => JINJA.test(entry)) === true;
     if (macros.dispatch !== undefined && !templated) continue;
     const unread = templated
@@ -897,6 +906,27 @@ function unreadDispatch(node: ManifestNode, test: ManifestTest, context: TestCon
           (templated ? '' : ': name the dbt project folder (the one holding dbt_project.yml) with --dbt')
         );
     }
+  }
+  return undefined;
+}
+
+/**
+ * Another package's implementation (the root project's too) of a helper dispatched with dbt 0.20's packages
+ * list, which dbt runs where var('dbt_expectations_dispatch_list') lists that package: why the test may mean
+ * otherwise, or undefined.
+ */
+function byPackagesOther(namespace: string, macro: string, context: TestContext): string | undefined {
+  const implementations = context.macros?.implementations;
+  if (implementations === undefined) return undefined;
+  for (const prefix of dispatchPrefixes(context.adapter)) {
+    const name = `${prefix}__${macro}`;
+    const pkg = definers(name, implementations).find((p) => p !== namespace && !isDbtOwn(p, context.adapter));
+    if (pkg !== undefined)
+      return (
+        `the manifest holds macro.${pkg}.${name}, which dbt runs instead of ${namespace}' own where the var ` +
+        `${namespace}_dispatch_list lists ${pkg} (${namespace} dispatches ${macro} with dbt 0.20's ` +
+        `packages = ${namespace}._get_namespaces()); gds reads no vars, so the test is mapped as ${namespace}' own macro means`
+      );
   }
   return undefined;
 }
@@ -947,13 +977,18 @@ function testDispatches(
   test: ManifestTest,
   kind: string,
   context: TestContext,
-): Array<{ namespace: string; macro: string }> {
+): Array<{ namespace: string; macro: string; byPackages?: true }> {
   if (!MAPPED_KINDS.has(kind) || test.name === undefined) return [];
   const namespace = test.namespace ?? 'dbt';
   if (namespace !== 'dbt_expectations') return [{ namespace, macro: `test_${test.name}` }];
   const helpers = expectationsDispatches(test.name, context).dispatched;
   const own = kind === 'dbt_expectations.expect_column_values_to_match_regex' ? ['regexp_instr'] : [];
-  return [...new Set([...own, ...helpers])].map((macro) => ({ namespace, macro }));
+  const expectations = context.macros?.expectations;
+  return [...new Set([...own, ...helpers])].map((macro) => ({
+    namespace,
+    macro,
+    ...(expectations?.get(macro)?.byPackages === true ? { byPackages: true as const } : {}),
+  }));
 }
 
 /**
@@ -1026,7 +1061,9 @@ function walkExpectations(
 
 /** Why dbt's test errors where the project's search_order dispatches a macro of it to nothing (missingImplementation). */
 function undispatchable(test: ManifestTest, kind: string, context: TestContext): string | undefined {
-  for (const { namespace, macro } of testDispatches(test, kind, context)) {
+  for (const { namespace, macro, byPackages } of testDispatches(test, kind, context)) {
+    // dbt 0.20's packages list always ends with the package itself: a search order is not read there.
+    if (byPackages === true) continue;
     const why = missingImplementation(namespace, macro, context);
     if (why !== undefined)
       return macro === `test_${test.name ?? ''}`
