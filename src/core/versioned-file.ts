@@ -14,9 +14,10 @@ export function versionedObject(
 ): Record<string, unknown> {
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    // The byte order mark an editor may save UTF-8 with (Windows' Notepad) is no damage.
+    value = JSON.parse(text.startsWith('\uFEFF') ? text.slice(1) : text);
   } catch (error) {
-    throw file.damaged(path, `it is not valid JSON (${(error as Error).message})`);
+    throw file.damaged(path, `it is not valid JSON (${withoutFileText((error as Error).message)})`);
   }
   if (!isObject(value)) throw file.damaged(path, 'it is not a JSON object');
   if (typeof value.version === 'number' && value.version > file.version) {
@@ -28,4 +29,12 @@ export function versionedObject(
   }
   if (value.version !== file.version) throw file.damaged(path, `"version" is not ${file.version}`);
   return value;
+}
+
+/**
+ * V8's JSON error without the file's text it quotes around an unexpected token (`Unexpected token 'c',
+ * ..."{"token": cli_SECRET"... is not valid JSON`): a config file's text may be a token.
+ */
+function withoutFileText(message: string): string {
+  return message.replace(/, (?:\.\.\.)?".*"(?:\.\.\.)? is not valid JSON$/su, '');
 }

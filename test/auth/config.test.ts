@@ -100,6 +100,12 @@ describe('loading and writing', () => {
 describe('damaged files: a clear error naming the file, exit 2', () => {
   const cases: Array<[string, string, RegExp]> = [
     ['half-written JSON', '{"version":1,"activeProfile":"a","prof', /is not valid JSON/],
+    // V8 quotes the file's text around an unexpected token, here a token's start: the error says none of it.
+    [
+      'a token not in quotes',
+      '{"version":1,"profiles":{"a":{"kind":"static","base":"https://a","token": cli_SECRETsecret0123456789}}}',
+      /is not valid JSON \(Unexpected token 'c'\)\.$/,
+    ],
     ['not an object', '[1,2]', /is not a JSON object/],
     ['no profiles', '{"version":1}', /"profiles" is not an object/],
     [

@@ -39,6 +39,12 @@ describe('a damaged settings.json: named with its fix, exit 2, left as it was', 
     ['not an object', '["color","never"]', /it is not a JSON object/],
     ['no version', '{"settings":{"color":"never"}}', /"version" is not 1/],
     ['a version that is not a number', '{"version":"1","settings":{}}', /"version" is not 1/],
+    // V8 quotes the text around an unexpected token: the error says the token alone, not the file's text.
+    [
+      'an expansion not in quotes',
+      '{"version":1,"aliases":{"ls": list --state CERTIFIED}}',
+      /it is not valid JSON \(Unexpected token 'l'\)\.$/,
+    ],
   ];
   for (const [name, text, reason] of cases) {
     it(name, async () => {
@@ -82,5 +88,20 @@ describe('a damaged settings.json: named with its fix, exit 2, left as it was', 
     );
     expect(update).toMatchObject({ code: 'settings_too_new' });
     expect(await readFile(path, 'utf8')).toBe(text);
+  });
+});
+
+it("reads a settings.json saved with a byte order mark (an editor's UTF-8) as the file, and keeps the aliases", async () => {
+  const env = await settingsHolding('\uFEFF{"version":1,"aliases":{"ls":"list --state CERTIFIED"}}');
+  expect(readSettings(env).aliases).toEqual({ ls: 'list --state CERTIFIED' });
+  await updateSettings(
+    (file) => {
+      file.settings.color = 'never';
+    },
+    { env },
+  );
+  expect(JSON.parse(await readFile(settingsPath(env), 'utf8'))).toMatchObject({
+    settings: { color: 'never' },
+    aliases: { ls: 'list --state CERTIFIED' },
   });
 });
