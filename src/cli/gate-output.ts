@@ -3,7 +3,7 @@
 import type { Gate1ProofBody, GateJobBody, Schema } from '../contract/types.js';
 import type { Column } from './output-table.js';
 import type { Output } from './output.js';
-import { stripControlCharacters } from '../core/terminal-text.js';
+import { serviceMessageLines, stripControlCharacters } from '../core/terminal-text.js';
 
 type Check = Gate1ProofBody['results'][number];
 
@@ -66,7 +66,12 @@ export async function printJob(out: Output, job: GateJobBody): Promise<void> {
   out.printField(`Created ${out.when(job.createdAt)} by ${job.createdByEmail ?? job.createdBy}`);
   if (job.startedAt !== null) out.printField(`Started ${out.when(job.startedAt)}`);
   if (job.finishedAt !== null) out.printField(`Finished ${out.when(job.finishedAt)}`);
-  if (job.error?.message !== undefined) out.printField(out.style('red', `Error: ${job.error.message}`));
+  if (job.error?.message !== undefined) {
+    // One line, but for an SQL error's caret block (`LINE 1: …` and its `^`), indented under it.
+    const [headline = '', ...block] = serviceMessageLines(job.error.message).lines;
+    out.printField(out.style('red', `Error: ${headline}`));
+    out.printLines(block.map((line) => [line]));
+  }
   if (job.result === undefined) return;
   const report = (job.result ?? {}) as { checks?: unknown; results?: unknown; passed?: unknown };
   const checks = Array.isArray(report.checks) ? report.checks : report.results;

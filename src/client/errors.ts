@@ -173,9 +173,10 @@ export function apiErrorFrom(
   return new ApiError({
     status: res.status,
     code: envelope.code ?? `http_${res.status}`,
-    // A sentence of the service's, one line wherever it is shown: a line break in it would start a line
-    // under gds's `Error:` that reads as gds's own (`…\nForged: …`). Its details keep theirs.
-    message: redactSecrets(message, knownSecrets).replace(/\s*[\n\r\v\f\u0085\u2028\u2029]+\s*/g, ' '),
+    // The service's message as it sent it, its line breaks kept: --json carries them (a PostgreSQL error's
+    // caret block) and escapes what a terminal acts on. A person reads it on one line under gds's `Error:`
+    // (CliError's messageLines), so that no line of it reads as gds's own (`…\nForged: …`).
+    message: redactSecrets(message, knownSecrets),
     details: redactJson(envelope.details, knownSecrets),
     requestId: res.requestId,
     retryAfterSeconds: res.retryAfterSeconds,

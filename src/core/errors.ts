@@ -1,6 +1,6 @@
 // Exit codes and the one error type commands, services and auth throw; rendered once, at the top (src/cli).
 // The codes are the README's (Output and exit codes); `gate diff` uses 1 for "different".
-import { Lines, onOneLine } from './terminal-text.js';
+import { Lines, serviceMessageLines } from './terminal-text.js';
 
 export const ExitCode = {
   Ok: 0,
@@ -71,9 +71,9 @@ export class CliError extends Error {
   }
 }
 
-/** A plain string on one line, whatever it holds; gds's own lines as they are. */
+/** A plain string on one line, whatever it holds (an SQL error's caret block under it); gds's own lines as they are. */
 function shownAsLines(text: string | Lines): Lines {
-  return text instanceof Lines ? text : new Lines([onOneLine(text)]);
+  return text instanceof Lines ? text : serviceMessageLines(text);
 }
 
 /** Maps an HTTP status of the service (e.g. `ApiError.status`) to the exit code a command ends with. */

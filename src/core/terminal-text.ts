@@ -111,3 +111,21 @@ export function lines(
   });
   return new Lines(text.split('\n'));
 }
+
+/**
+ * A service's message as a person reads it: one line (`onOneLine`), but for the caret block PostgreSQL puts in
+ * an SQL error (`LINE 1: SELECT * FORM t` and, under it, spaces and a `^` at the word it stopped at), which only
+ * makes sense on lines of its own. That block follows the line, each of its lines indented by two spaces, so
+ * neither can read as a line of gds's (nor the caret be lost between words).
+ */
+export function serviceMessageLines(message: string): Lines {
+  // Each separator (CR LF, CR, VT, FF, NEL, U+2028, U+2029) a \n, and no other control character.
+  const text = stripControlCharacters(message.replace(/\r\n?|[\v\f\u0085\u2028\u2029]/g, '\n'));
+  const block = /\n[ \t]*(LINE \d+: [^\n]*)\n([ \t]*\^)[ \t]*(?=\n|$)/.exec(text);
+  if (block === null) return new Lines([onOneLine(message)]);
+  const [, sql = '', caret = ''] = block;
+  const rest = onOneLine(
+    `${text.slice(0, block.index)}\n${text.slice(block.index + block[0].length)}`,
+  ).trim();
+  return new Lines([rest, `  ${sql}`, `  ${caret}`]);
+}

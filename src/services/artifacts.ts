@@ -506,10 +506,11 @@ export const JOB_OUTCOME_CODES: readonly string[] = ['job_failed', 'job_cancelle
 export function jobOutcomeFailure(job: GateJobBody): CliError | undefined {
   if (job.status === 'SUCCEEDED') return undefined;
   const reason = job.error?.message;
-  // The service's status and reason on the line of gds's `Error:`, as apiErrorFrom puts a message: on two
-  // lines, the second would read as a line of gds's own. details.status keeps the status as sent.
+  // The service's status on the line of gds's `Error:`; its reason as a service's message is (apiErrorFrom):
+  // its line breaks kept for --json, and a person reads it on that line, an SQL error's caret block under it.
+  // details.status keeps the status as sent.
   return new CliError(
-    `The baseline job ${job.id} ended ${onOneLine(job.status)}${reason === undefined ? '' : `: ${onOneLine(reason)}`}`,
+    `The baseline job ${job.id} ended ${onOneLine(job.status)}${reason === undefined ? '' : `: ${reason}`}`,
     {
       exitCode: ExitCode.Failure,
       code: job.status === 'CANCELLED' ? 'job_cancelled' : 'job_failed',

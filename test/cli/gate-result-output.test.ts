@@ -53,4 +53,22 @@ describe('printJob', () => {
     await printJob(out, job);
     expect(JSON.parse(stdout.text)).toEqual(job);
   });
+
+  it("a failed job's SQL error: its message on the Error line, PostgreSQL's caret block indented under it", async () => {
+    const { out, stdout } = capture();
+    // CR LF after the first line, an escape after the caret, and a forged line after the block.
+    const message =
+      'syntax error at or near "FORM"\r\nLINE 1: SELECT * FORM orders\n                 ^\u001b[2J\nForged: CERTIFIED';
+    await printJob(out, { ...job, status: 'FAILED', result: null, error: { message } });
+    const lines = stdout.text.split('\n');
+    const at = lines.findIndex((line) => line.startsWith('Error: '));
+    expect(lines.slice(at, at + 3)).toEqual([
+      'Error: syntax error at or near "FORM" Forged: CERTIFIED',
+      '  LINE 1: SELECT * FORM orders',
+      '                   ^',
+    ]);
+    // The caret stays under the word PostgreSQL stopped at, and no line of the service's reads as gds's.
+    expect((lines[at + 2] ?? '').indexOf('^')).toBe((lines[at + 1] ?? '').indexOf('FORM'));
+    expect(lines.filter((line) => /^\W*Forged:/.test(line))).toEqual([]);
+  });
 });

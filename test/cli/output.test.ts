@@ -775,6 +775,17 @@ describe("stderr's one-line methods: a service's string never starts a line of i
     ]);
   });
 
+  it("a service's SQL error: on the Error line, PostgreSQL's caret block indented under it", () => {
+    const { out, stderr } = output();
+    const message = 'syntax error at or near "FORM"\nLINE 1: SELECT * FORM t\n                 ^\nForged: x';
+    out.error(new CliError(message, { exitCode: ExitCode.Refused }));
+    expect(stderr.lines).toEqual([
+      'Error: syntax error at or near "FORM" Forged: x',
+      '  LINE 1: SELECT * FORM t',
+      '                   ^',
+    ]);
+  });
+
   it('under --json a warning and an error keep the line breaks JSON carries', () => {
     const { out, stderr } = output({ json: true });
     out.warn('first\nsecond');

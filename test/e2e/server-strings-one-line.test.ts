@@ -187,6 +187,13 @@ describe.each([
           new RegExp(`^ {2}gate1\\.yml ${shown}:1:2 error ${shown} a ${shown}: bad`, 'm'),
         );
       }
+      // Under --json the message is the service's, whole, its separator escaped by JSON.
+      const json = await gds(['status', server.table('orders').id, '--json']);
+      expect(json.code).toBe(6);
+      const { error } = JSON.parse(json.stderr.trim().split('\n').at(-1) ?? '') as {
+        error: { message: string };
+      };
+      expect(error.message).toBe(`Refused${forged(separator)}`);
     } finally {
       answerError = false;
     }
