@@ -2,7 +2,7 @@
 import type { Clock } from './clock.js';
 import type { Queryable } from './db/handle.js';
 import { WhereClause } from './db/where.js';
-import { badRequest } from './errors.js';
+import { decodeAuditCursor, encodeListCursor } from './list-cursor.js';
 import { newId } from './ids.js';
 import type { AuditEntry } from '../contract/types.js';
 
@@ -146,23 +146,6 @@ interface AuditRow {
   user_email: string | null;
 }
 
-export function encodeCursor(seq: string): string {
-  return Buffer.from(JSON.stringify({ before: seq })).toString('base64url');
-}
-
-function decodeCursor(cursor: string): string {
-  try {
-    const parsed: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    const before = (parsed as { before?: unknown }).before;
-    if (typeof before === 'string' && /^\d+$/.test(before)) return before;
-  } catch {
-    // falls through to the error below
-  }
-  throw badRequest('invalid_cursor', 'cursor is not a nextCursor this server gave; start again without it.', {
-    parameter: 'cursor',
-  });
-}
-
 // Details over the bound (stored before it existed) never leave the database whole: only their size and keys.
 const ENTRY_COLUMNS = `seq::text AS cursor_seq, id, user_id, table_id, action, resource, environment_label, gate_mode,
     CASE WHEN octet_length(details::text) > ${MAX_DETAILS_BYTES} THEN NULL ELSE details END AS details,
@@ -181,7 +164,10 @@ export async function listAudit(
   const where = new WhereClause();
   where
     .and(`workspace_id = ${where.param(workspaceId)}`)
-    .given(query.cursor === undefined ? undefined : decodeCursor(query.cursor), (p) => `seq < ${p}::bigint`)
+    .given(
+      query.cursor === undefined ? undefined : decodeAuditCursor(query.cursor),
+      (p) => `seq < ${p}::bigint`,
+    )
     .given(query.eventType, (p) => `action = ${p}`);
   const rows =
     query.since === undefined
@@ -206,7 +192,7 @@ export async function listAudit(
     last = row;
   }
   const more = rows.length > entries.length;
-  return { entries, nextCursor: more && last ? encodeCursor(last.cursor_seq) : '' };
+  return { entries, nextCursor: more && last ? encodeListCursor({ before: last.cursor_seq }) : '' };
 }
 
 /**

@@ -1,6 +1,8 @@
 // The cursor of the lists read by key (created_at, id): the table list and the recertification requests; of
-// the table list by prefix, read by key (the name or id that matched, id); and of the steward's queue, read by
-// the sequence its notifications were filed in.
+// the table list by prefix, read by key (the name or id that matched, id); of the steward's queue, read by
+// the sequence its notifications were filed in; of a table's records (the key of the last row served); and of
+// the audit log (the seq of the last entry served, newest first). A cursor is base64url JSON of its key, and
+// every cursor the service did not give is the same 400 `invalid_query` naming `cursor`.
 import { badRequest } from './errors.js';
 import { badCharacter } from '../core/text-rule.js';
 
@@ -27,7 +29,17 @@ export interface SeqKey {
   seq: string;
 }
 
-export function encodeListCursor(key: ListKey | MatchKey | SeqKey): string {
+/** The key of a table's records listing: the last row's key as text (a seq, an id, a row id or an offset). */
+export interface RecordsKey {
+  after: string;
+}
+
+/** The key of the audit log, read newest first: the seq of the last entry served. */
+export interface AuditKey {
+  before: string;
+}
+
+export function encodeListCursor(key: ListKey | MatchKey | SeqKey | RecordsKey | AuditKey): string {
   return Buffer.from(JSON.stringify(key)).toString('base64url');
 }
 
@@ -73,8 +85,30 @@ export function decodeMatchCursor(cursor: string): MatchKey {
 /** The key a cursor of the steward's queue carries (base64url JSON of `{seq}`); 400 for anything else. */
 export function decodeSeqCursor(cursor: string): SeqKey {
   const { seq } = cursorFields(cursor);
-  if (typeof seq === 'string' && /^\d{1,19}$/.test(seq) && BigInt(seq) <= MAX_BIGINT) return { seq };
+  if (isCursorSeq(seq)) return { seq };
   throw notACursor();
+}
+
+/**
+ * The key a records cursor carries (base64url JSON of `{after}`), text the database can hold; 400 for anything
+ * else. What the key must be (a seq, a row id, an offset) is the listing's to check.
+ */
+export function decodeRecordsCursor(cursor: string): string {
+  const { after } = cursorFields(cursor);
+  if (isCursorText(after)) return after;
+  throw notACursor();
+}
+
+/** The seq an audit log cursor carries (base64url JSON of `{before}`); 400 for anything else. */
+export function decodeAuditCursor(cursor: string): string {
+  const { before } = cursorFields(cursor);
+  if (isCursorSeq(before)) return before;
+  throw notACursor();
+}
+
+/** A bigint seq as its decimal digits (a longer number was the database's out-of-range error). */
+export function isCursorSeq(value: unknown): value is string {
+  return typeof value === 'string' && /^\d{1,19}$/.test(value) && BigInt(value) <= MAX_BIGINT;
 }
 
 const MAX_BIGINT = 2n ** 63n - 1n;
@@ -94,7 +128,8 @@ function cursorFields(cursor: string): Record<string, unknown> {
   return {};
 }
 
-function notACursor() {
+/** The answer to a cursor the service did not give, whatever the list. */
+export function notACursor() {
   return badRequest(
     'invalid_query',
     'cursor is not a cursor this service gave: pass the nextCursor of a page.',

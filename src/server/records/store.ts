@@ -4,6 +4,7 @@ import type { TableRecord } from '../../contract/types.js';
 import type { Queryable } from '../db/handle.js';
 import { badRequest, HttpError, notFound } from '../errors.js';
 import { newId } from '../ids.js';
+import { decodeRecordsCursor, encodeListCursor, notACursor } from '../list-cursor.js';
 import { quoteIdent, quoteSource, splitSource } from '../warehouse.js';
 import { parseLossless, valueKey } from '../../core/lossless-json.js';
 import type { Column } from './columns.js';
@@ -40,23 +41,7 @@ const textColumns = (columns: Column[]) => columns.filter((c) => c.type === 'tex
  * compared in the database with the ordering column's own type, so any key type pages in its order.
  */
 export function encodeCursor(key: string): string {
-  return Buffer.from(JSON.stringify({ after: key })).toString('base64url');
-}
-
-export function decodeCursor(cursor: string): string {
-  try {
-    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { after?: unknown };
-    if (typeof value.after === 'string') return value.after;
-  } catch {
-    // answered below
-  }
-  throw badRequest(
-    'invalid_query',
-    'cursor is not a cursor this service gave: pass the nextCursor of a page.',
-    {
-      parameter: 'cursor',
-    },
-  );
+  return encodeListCursor({ after: key });
 }
 
 export async function listRecords(
@@ -198,8 +183,10 @@ async function rowIdListing(
   let running: string[];
   let after: string | undefined;
   if (options.cursor !== undefined) {
-    const match = /^rowid:(\d+):(\d+):((?:\d+(?:,\d+)*)?):(\(\d+,\d+\))$/.exec(decodeCursor(options.cursor));
-    if (match === null) throw notOurCursor();
+    const match = /^rowid:(\d+):(\d+):((?:\d+(?:,\d+)*)?):(\(\d+,\d+\))$/.exec(
+      decodeRecordsCursor(options.cursor),
+    );
+    if (match === null) throw notACursor();
     if (match[1] !== filenode) {
       throw new HttpError(
         409,
@@ -297,7 +284,7 @@ async function pageOf<T extends { key: string }>(
     // rows (one skipped or repeated): it says so. (An insertion and a deletion together keep the count.)
     const at =
       options.cursor !== undefined
-        ? offsetOf(decodeCursor(options.cursor))
+        ? offsetOf(decodeRecordsCursor(options.cursor))
         : { offset: (options.page - 1) * options.limit, count: undefined };
     const { offset } = at;
     const rows = await q.query<T>(
@@ -320,7 +307,7 @@ async function pageOf<T extends { key: string }>(
     return { rows: served, total: count ?? served.length, nextCursor };
   }
   if (options.cursor !== undefined) {
-    params.push(sql.cursorOf === undefined ? decodeCursor(options.cursor) : sql.after);
+    params.push(sql.cursorOf === undefined ? decodeRecordsCursor(options.cursor) : sql.after);
     conditions.push(
       `${sql.orderBy} > $${params.length}${sql.keyType === undefined ? '' : `::${sql.keyType}`}`,
     );
@@ -333,10 +320,17 @@ async function pageOf<T extends { key: string }>(
     );
   }
   const where = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
-  const rows = await q.query<T>(
-    `SELECT ${sql.select} FROM ${sql.from} ${where} ORDER BY ${sql.orderBy} LIMIT ${options.limit + 1}`,
-    params,
-  );
+  const rows = await q
+    .query<T>(
+      `SELECT ${sql.select} FROM ${sql.from} ${where} ORDER BY ${sql.orderBy} LIMIT ${options.limit + 1}`,
+      params,
+    )
+    .catch((error: unknown) => {
+      // The key is compared as the ordering column's type: one the type refuses is no key a page ended at.
+      throw options.cursor !== undefined && KEY_TYPE_SQLSTATES.has((error as { code?: unknown }).code)
+        ? notACursor()
+        : error;
+    });
   const more = rows.length > options.limit;
   const served = more ? rows.slice(0, options.limit) : rows;
   const last = served.at(-1);
@@ -345,6 +339,9 @@ async function pageOf<T extends { key: string }>(
   const total = more ? await countOf(q, sql.from, filter, sql.params) : served.length;
   return { rows: served, total, nextCursor };
 }
+
+/** A value not of its type (22P02), out of its range (22003) or a date or time it cannot read (22007, 22008). */
+const KEY_TYPE_SQLSTATES = new Set<unknown>(['22P02', '22003', '22007', '22008']);
 
 async function countOf(q: Queryable, from: string, filter: string, params: unknown[]): Promise<number> {
   return (
@@ -358,18 +355,8 @@ async function countOf(q: Queryable, from: string, filter: string, params: unkno
  */
 function offsetOf(key: string): { offset: number; count: number | undefined } {
   const match = /^offset:(\d{1,12})(?::(\d{1,12}))?$/.exec(key);
-  if (match === null) throw notOurCursor();
+  if (match === null) throw notACursor();
   return { offset: Number(match[1]), count: match[2] === undefined ? undefined : Number(match[2]) };
-}
-
-function notOurCursor() {
-  return badRequest(
-    'invalid_query',
-    'cursor is not a cursor this service gave: pass the nextCursor of a page.',
-    {
-      parameter: 'cursor',
-    },
-  );
 }
 
 /** One record by its id (as a listing gives it); 404 when the table has none of that id. */
