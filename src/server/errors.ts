@@ -39,50 +39,62 @@ export function errorBody(code: string, message: string, details?: unknown) {
   return { error: details === undefined ? { code, message } : { code, message, details } };
 }
 
-/** Maps Fastify's own failures (bad JSON, body too large, …) and stray exceptions onto the error body. */
-export function handleError(error: FastifyError | HttpError, request: FastifyRequest, reply: FastifyReply) {
-  if (error instanceof HttpError) {
-    return reply
-      .code(error.status)
-      .headers(error.headers)
-      .send(errorBody(error.code, error.message, error.details));
-  }
-  if ((error as { code?: unknown }).code === '23505') {
+/** A unique constraint refused the write (PostgreSQL's 23505): a parallel request stored the same thing first. */
+export function isUniqueViolation(error: unknown): boolean {
+  return sqlstateOf(error) === '23505';
+}
+
+function sqlstateOf(error: unknown): unknown {
+  return (error as { code?: unknown } | null | undefined)?.code;
+}
+
+/**
+ * The contract's answer to a failure every route answers alike: an HttpError as it says, a database race or a
+ * malformed value that reached the database by its SQLSTATE; undefined for any other failure. A single
+ * request's error handler and a batch item's step (src/server/routes/artifact-batch.ts) both answer by it.
+ */
+export function answerOf(error: unknown): HttpError | undefined {
+  if (error instanceof HttpError) return error;
+  const sqlstate = sqlstateOf(error);
+  if (sqlstate === '23505') {
     // A unique-constraint race no route serialized (PostgreSQL runs requests in parallel): the other
     // request won, so this one conflicts with what it wrote; never a 500 a client would retry.
-    return reply
-      .code(409)
-      .send(
-        errorBody(
-          'conflict',
-          'A parallel request stored the same thing first; read the current state and try again if it still applies.',
-          { constraint: (error as { constraint?: unknown }).constraint ?? null },
-        ),
-      );
+    return new HttpError(
+      409,
+      'conflict',
+      'A parallel request stored the same thing first; read the current state and try again if it still applies.',
+      { constraint: (error as { constraint?: unknown }).constraint ?? null },
+    );
   }
-  const sqlstate = (error as { code?: unknown }).code;
   if (sqlstate === '40P01' || sqlstate === '40001') {
     // A deadlock or serialization failure: PostgreSQL rolled this request back; the same request
     // succeeds when sent again.
-    return reply
-      .code(503)
-      .header('retry-after', '1')
-      .send(
-        errorBody(
-          'database_conflict',
-          'A parallel request held the same rows; nothing was stored. Send the request again.',
-          {
-            sqlstate,
-          },
-        ),
-      );
+    return new HttpError(
+      503,
+      'database_conflict',
+      'A parallel request held the same rows; nothing was stored. Send the request again.',
+      { sqlstate },
+      { 'retry-after': '1' },
+    );
   }
   if (typeof sqlstate === 'string' && Object.hasOwn(INPUT_SQLSTATES, sqlstate)) {
-    return reply
-      .code(400)
-      .send(errorBody('invalid_input', `The request holds ${INPUT_SQLSTATES[sqlstate]}.`, { sqlstate }));
+    return new HttpError(400, 'invalid_input', `The request holds ${INPUT_SQLSTATES[sqlstate]}.`, {
+      sqlstate,
+    });
   }
-  const status = error.statusCode ?? 500;
+  return undefined;
+}
+
+/** Maps Fastify's own failures (bad JSON, body too large, …) and stray exceptions onto the error body. */
+export function handleError(error: FastifyError | HttpError, request: FastifyRequest, reply: FastifyReply) {
+  const answer = answerOf(error);
+  if (answer !== undefined) {
+    return reply
+      .code(answer.status)
+      .headers(answer.headers)
+      .send(errorBody(answer.code, answer.message, answer.details));
+  }
+  const status = (error as FastifyError).statusCode ?? 500;
   if (status === 413) {
     return reply.code(413).send(errorBody('payload_too_large', 'The request body is over the size limit.'));
   }

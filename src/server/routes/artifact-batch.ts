@@ -12,7 +12,7 @@ import { requireSession } from '../auth/caller.js';
 import type { AppContext } from '../context.js';
 import { callerOf, guardBeforeBody } from '../context.js';
 import { parseBody } from '../contract.js';
-import { badRequest, errorBody, HttpError } from '../errors.js';
+import { answerOf, badRequest, errorBody } from '../errors.js';
 import { MAX_ID_LENGTH } from '../ids.js';
 import { checkIds } from '../input-rule.js';
 import {
@@ -134,35 +134,13 @@ async function step(write: () => Promise<Step>): Promise<Step> {
   }
 }
 
-/** What the single write would have answered for `error` (src/server/errors.ts handleError's mapping). */
+/** What the single write would have answered for `error` (src/server/errors.ts's one mapping). */
 function failed(error: unknown): Step {
-  if (error instanceof HttpError)
-    return {
-      status: error.status,
-      changed: false,
-      error: errorBody(error.code, error.message, error.details),
-    };
-  const sqlstate = (error as { code?: unknown } | null)?.code;
-  if (sqlstate === '23505')
-    return {
-      status: 409,
-      changed: false,
-      error: errorBody(
-        'conflict',
-        'A parallel request stored the same thing first; read the current state and try again.',
-      ),
-    };
-  if (sqlstate === '40P01' || sqlstate === '40001')
-    return {
-      status: 503,
-      changed: false,
-      error: errorBody(
-        'database_conflict',
-        'A parallel request held the same rows; nothing was stored. Send it again.',
-        {
-          sqlstate,
-        },
-      ),
-    };
-  throw error;
+  const answer = answerOf(error);
+  if (answer === undefined) throw error;
+  return {
+    status: answer.status,
+    changed: false,
+    error: errorBody(answer.code, answer.message, answer.details),
+  };
 }
