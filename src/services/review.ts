@@ -12,13 +12,17 @@ const FIRST_QUEUE_PAGE = 100;
 
 /**
  * The queue page by page (the first page carries the queue's `total`): 100 entries, then 1,000 a page, as the
- * table list is read; a queue of 2,000 submitted tables is 3 requests, not 20.
+ * table list is read; a queue of 2,000 submitted tables is 3 requests, not 20. Each table once: one submitted
+ * again while the pages are read has its new entry after the pages already read, and is not listed twice.
  */
 export async function* reviewQueuePages(
   client: ReviewClient,
 ): AsyncGenerator<{ rows: QueueEntry[]; total?: number }, void, undefined> {
+  const listed = new Set<string>();
   for await (const page of client.notifications.queuePages([FIRST_QUEUE_PAGE, MAX_QUEUE_PAGE])) {
-    yield { rows: page.entries, ...(page.total === undefined ? {} : { total: page.total }) };
+    const rows = page.entries.filter((entry) => !listed.has(entry.tableId));
+    for (const entry of rows) listed.add(entry.tableId);
+    yield { rows, ...(page.total === undefined ? {} : { total: page.total }) };
   }
 }
 
