@@ -35,7 +35,7 @@ import { cliEnv, cliEntry, cliUnderTest, repoRoot, runCli } from '../cli/helpers
 
 export type InProcessOptions = Omit<RunOptions, 'nodeArgs'> & {
   /** stdin and stderr say they are a terminal, as `canAsk` checks: what a command does when it could ask.
-   *  A question asked all the same finds stdin closed and fails the run. */
+   *  `input` answers a question asked on it (`'n\n'`, or keys: `'\u001b[B\r'` is the arrow down, then Enter). */
   terminal?: boolean;
 };
 
