@@ -4,7 +4,7 @@
 import { createHmac } from 'node:crypto';
 import { recordAudit } from '../audit.js';
 import type { AppContext } from '../context.js';
-import { HttpError } from '../errors.js';
+import { HttpError, isUniqueViolation } from '../errors.js';
 import { newId, newSecret, sha256 } from '../ids.js';
 import { CLI_TOKEN_ID_PREFIX, CLI_TOKEN_PREFIX } from './caller.js';
 import { maskToken } from './mask-token.js';
@@ -41,7 +41,7 @@ export async function createCliToken(
       )
       .catch((error: unknown) => {
         // Two creates of one name at once: the unique index keeps one.
-        throw (error as { code?: string }).code === '23505' ? nameTaken(owner.name ?? '') : error;
+        throw isUniqueViolation(error) ? nameTaken(owner.name ?? '') : error;
       });
     if (owner.name !== undefined) {
       await recordAudit(tx, ctx.clock, {

@@ -20,7 +20,7 @@ import type { Caller } from '../auth/caller.js';
 import { getWorkspaceConfig } from '../certification/config.js';
 import type { AppContext } from '../context.js';
 import type { Queryable } from '../db/handle.js';
-import { badRequest, forbidden, HttpError, notFound } from '../errors.js';
+import { badRequest, forbidden, HttpError, isUniqueViolation, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Column, ColumnType } from '../records/columns.js';
 import { INTEGER_BYTES } from '../records/columns.js';
@@ -639,7 +639,7 @@ export async function conflictOfUniqueViolation(
   caller: Caller,
   name: string,
 ): Promise<unknown> {
-  if ((error as { code?: unknown }).code !== '23505') return error;
+  if (!isUniqueViolation(error)) return error;
   const [row] = await db.query<{ id: string; environment_label: string; owner_id: string }>(
     `SELECT COALESCE(governance_id, id) AS id, environment_label, owner_id FROM gds.tables
       WHERE workspace_id = $1 AND active AND (lower(name) = ANY(${LOWERED_NAMES}) OR slug = $3) LIMIT 1`,
