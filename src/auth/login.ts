@@ -14,8 +14,9 @@ import { checkProfileName, configPath, loadConfig } from './config.js';
 import { checkBaseUrl, refuseInsecureUrl } from './credentials.js';
 import type { ProfileFields, SavedProfile } from './profiles.js';
 import { saveIfUnchanged } from './profiles.js';
+import { finishBeforeExit } from './finish-before-exit.js';
 import type { SessionExtras } from './refresh.js';
-import { expiresAtFrom } from './refresh.js';
+import { expiresAtFrom, saveBoundMs } from './refresh.js';
 import { oidcFetch } from './oidc-fetch.js';
 import { secretStorageSetting } from './secret-store.js';
 import { openIdClient } from './openid-client.js';
@@ -39,6 +40,14 @@ export interface LoginOptions {
   onVerificationUri?: (uri: string) => void;
   /** Aborts the wait (Ctrl-C); the code's own lifetime bounds it otherwise. */
   signal?: AbortSignal;
+  /**
+   * What the command says when a Ctrl-C or SIGTERM held for the save (finishBeforeExit) ends gds once the save is
+   * done (HeldWorkSay): the save's failure (the sign-in not saved, and ended), or the save, then the exit by the
+   * signal; `written` settles once that is written.
+   */
+  sayFailure?: (error: unknown) => void;
+  saySaved?: (saved: SavedProfile, signal: NodeJS.Signals) => void;
+  written?: () => Promise<void>;
 }
 
 /** The code the person enters, and where (each stripped of control characters), as `tell` says it. */
@@ -186,21 +195,37 @@ export async function login(options: LoginOptions): Promise<LoginResult> {
   };
   // The approval may have taken minutes: another command may have saved into the profile, or logged it out,
   // since it was read above. Saved only over the profile found then (or a renewal of it), as tokens
-  // --save-profile saves (integration-profile.ts).
-  const current = await saveIfUnchanged(name, existing, fields, secrets, { env, warn: options.warn }).catch(
-    async (error: unknown) => {
-      throw await signInNotSaved(error, options.base, tokens.access_token, env);
+  // --save-profile saves (integration-profile.ts). A Ctrl-C or SIGTERM meanwhile is held until the save is done
+  // (bounded, as theirs), so it never ends gds between the keychain's write and the config file's; one while the
+  // save waits for another gds's lock ends that wait, and the sign-in, not saved, is ended.
+  const saved = await finishBeforeExit(
+    async (saving, interrupted) => {
+      saving(saveBoundMs(env, 2));
+      const current = await saveIfUnchanged(name, existing, fields, secrets, {
+        env,
+        warn: options.warn,
+        signal: interrupted,
+      }).catch(async (error: unknown) => {
+        throw await signInNotSaved(error, options.base, tokens.access_token, env);
+      });
+      if ('changed' in current)
+        throw await signInNotSaved(
+          profileChanged(name, current.changed, options.base),
+          options.base,
+          tokens.access_token,
+          env,
+        );
+      return current.saved;
+    },
+    undefined,
+    {
+      ...(options.sayFailure === undefined ? {} : { failure: options.sayFailure }),
+      ...(options.saySaved === undefined ? {} : { done: options.saySaved }),
+      ...(options.written === undefined ? {} : { written: options.written }),
     },
   );
-  if ('changed' in current)
-    throw await signInNotSaved(
-      profileChanged(name, current.changed, options.base),
-      options.base,
-      tokens.access_token,
-      env,
-    );
   return {
-    saved: current.saved,
+    saved,
     accessToken: tokens.access_token,
     issuer: metadata.issuer,
     expiresAt: expiresAt ?? 'unknown',

@@ -5,14 +5,14 @@
 // a save waits without a held signal (within the held signal's bound), and saves; gds then exits by the signal. A
 // real gds process (from its sources), its service answering only once gds said it holds the signal, the config's
 // lock held by the test until gds says it waits for it.
-import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig, updateConfig } from '../../src/auth/config.js';
-import { cliEnv, collect, node24, repoRoot } from '../cli/helpers/cli-process.js';
+import { loadConfig } from '../../src/auth/config.js';
+import { startGdsFromSources } from '../helpers/gds-from-sources.js';
+import { holdConfigLock } from '../helpers/held-profile-lock.js';
 import { integrationAnswers } from '../helpers/integration-answers.js';
 
 const { tokens } = integrationAnswers('tok_heldFirst42');
@@ -48,55 +48,6 @@ async function serviceAnsweringWhenTold(body: unknown) {
   return { url: `http://127.0.0.1:${port}`, requested, answer };
 }
 
-/** Holds the config file's lock, as another gds writing it would, until the function returned is called. */
-async function holdConfigLock(env: NodeJS.ProcessEnv) {
-  let release!: () => void;
-  const released = new Promise<void>((resolve) => (release = resolve));
-  let taken!: () => void;
-  const holding = new Promise<void>((resolve) => (taken = resolve));
-  const writing = updateConfig(
-    async () => {
-      taken();
-      await released;
-    },
-    { env },
-  );
-  await holding;
-  let done = false;
-  const letGo = async () => {
-    if (done) return;
-    done = true;
-    release();
-    await writing;
-  };
-  cleanup.push(letGo);
-  return letGo;
-}
-
-/** gds from its sources with GDS_DEBUG; `said(text)` settles once its stderr holds `text` (rejects if it ended). */
-function startGds(args: string[], env: Record<string, string>) {
-  const child = spawn(node24, ['--import', 'tsx', 'bin/dev.js', ...args], {
-    cwd: repoRoot,
-    env: cliEnv({ ...env, GDS_DEBUG: '1', NO_COLOR: '1' }),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const result = collect(child);
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer | string) => (stderr += String(chunk)));
-  const said = (text: string) =>
-    new Promise<void>((resolve, reject) => {
-      const check = () => {
-        if (stderr.includes(text)) resolve();
-      };
-      child.stderr.on('data', check);
-      check();
-      void result.then((r) =>
-        reject(new Error(`gds ended (${r.code}) before saying "${text}":\n${r.stderr}`)),
-      );
-    });
-  return { child, result, said };
-}
-
 describe.each(['SIGINT', 'SIGTERM'] as const)('%s held before the save starts', (signal) => {
   it('the config file locked a moment by another gds: the save waits for it, saves, and gds exits by the signal', async () => {
     const env = {
@@ -104,7 +55,7 @@ describe.each(['SIGINT', 'SIGTERM'] as const)('%s held before the save starts', 
       GDS_SECRET_STORAGE: 'file',
     };
     const service = await serviceAnsweringWhenTold({ tokens });
-    const gds = startGds(
+    const gds = startGdsFromSources(
       [
         'tokens',
         'refresh',
@@ -119,7 +70,7 @@ describe.each(['SIGINT', 'SIGTERM'] as const)('%s held before the save starts', 
     await service.requested;
     gds.child.kill(signal);
     await gds.said(`${signal} held`);
-    const letGo = await holdConfigLock(env);
+    const letGo = await holdConfigLock(env, cleanup);
     service.answer();
     await gds.said('config.json.lock: held by another process; waiting up to');
     await letGo();

@@ -4,7 +4,7 @@ import { createServer } from 'node:http';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig, withProfileLock } from '../../src/auth/config.js';
+import { loadConfig, updateConfig, withProfileLock } from '../../src/auth/config.js';
 import { setStaticProfile } from '../../src/auth/profiles.js';
 
 /** A service that answers every request at once with `body`. */
@@ -41,6 +41,31 @@ export async function holdProfileLock(name: string, env: NodeJS.ProcessEnv) {
     release();
     await holding;
   };
+}
+
+/**
+ * Holds the config file's lock, as another gds writing it would, until the function returned is called (at the
+ * latest in `cleanup`).
+ */
+export async function holdConfigLock(env: NodeJS.ProcessEnv, cleanup: (() => Promise<void>)[]) {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let taken!: () => void;
+  const holding = new Promise<void>((resolve) => (taken = resolve));
+  const writing = updateConfig(
+    async () => {
+      taken();
+      await released;
+    },
+    { env },
+  );
+  await holding;
+  const letGo = async () => {
+    release();
+    await writing;
+  };
+  cleanup.push(letGo);
+  return letGo;
 }
 
 /**

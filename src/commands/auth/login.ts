@@ -2,6 +2,7 @@ import { Flags } from '@oclif/core';
 import { BaseCommand } from '../../cli/base-command.js';
 import { chosenBrowser, hasDesktop, openBrowser } from '../../cli/browser.js';
 import { CliError, ExitCode } from '../../core/errors.js';
+import type { Me } from '../../cli/signed-in.js';
 import { signedInAs, signedInLine } from '../../cli/signed-in.js';
 import type { DeviceCode } from '../../auth/login.js';
 import type { SavedProfile } from '../../auth/profiles.js';
@@ -9,6 +10,7 @@ import { login, loginBaseUrl } from '../../auth/login.js';
 import { describeStorage } from '../../auth/secret-store.js';
 import { updateConfig } from '../../auth/config.js';
 import { onOneLine } from '../../core/terminal-text.js';
+import { redactError } from '../../cli/secrets.js';
 
 export default class AuthLogin extends BaseCommand<typeof AuthLogin> {
   static override summary =
@@ -65,9 +67,18 @@ export default class AuthLogin extends BaseCommand<typeof AuthLogin> {
       // Under --json every line of stderr is JSON: the code as one ({"signIn":{message,userCode,…}}).
       ...(this.out.json ? { device: (code: DeviceCode) => this.out.errorRecord({ signIn: code }) } : {}),
       ...(desktop ? { onVerificationUri: openBrowser } : {}),
+      // A Ctrl-C or SIGTERM held for the save ends gds once it is done: the failure said, or the save (without who
+      // signed in: the service is not asked), then exit 130 or 143.
+      sayFailure: (error) => {
+        if (error instanceof CliError) this.out.error(redactError(error, this.argv));
+      },
+      saySaved: (saved, signal) => {
+        this.saySaved(saved, saved.profile.kind === 'session' ? saved.profile : {}, undefined);
+        this.sayInterruptedAfter(signal, 'the save finished');
+      },
+      written: () => this.out.flush(),
     });
     const { saved } = result;
-    const where = describeStorage(saved.storage, saved.profile.secretRef);
     // Who signed in, asked with the token this login saved: another sign-in may have replaced the profile since.
     // A service that does not answer /api/me does not undo the sign-in: the line is left out.
     const me = await signedInAs({
@@ -76,13 +87,23 @@ export default class AuthLogin extends BaseCommand<typeof AuthLogin> {
       warn,
     }).catch(() => undefined);
     if (me !== undefined) await recordEmail(saved, me.user.email, warn);
+    this.saySaved(saved, result, me);
+  }
+
+  /** The saved sign-in, and who signed in when the service said so. */
+  private saySaved(
+    saved: SavedProfile,
+    session: { issuer?: string; expiresAt?: string },
+    me: Me | undefined,
+  ): void {
+    const where = describeStorage(saved.storage, saved.profile.secretRef);
     if (this.out.json) {
       this.out.record({
         profile: saved.name,
         base: saved.profile.base,
         kind: saved.profile.kind,
-        issuer: result.issuer,
-        expiresAt: result.expiresAt,
+        issuer: session.issuer ?? null,
+        expiresAt: session.expiresAt ?? 'unknown',
         storage: saved.storage,
         storageLocation: where,
         active: saved.active,
