@@ -1,10 +1,12 @@
 // A service's string shown inside a line of gds's own (a detail view's `Table:  orders`, the e-mail of
-// `whoami`, a table cell, an error's message and its diagnostics, gate suggest's `# …` comment lines) stays on
+// `whoami`, a table cell, an error's message and its diagnostics, gate suggest's `# …` comment lines, the lines
+// of `status --watch` and `gate status --watch`, the request `versions restore` filed) stays on
 // that line, whichever line break or separator it carries (\n, \r, U+2028): each run of them reads as one
 // space (onOneLine, src/core/terminal-text.ts), so that no string of the service starts a line that reads as
 // gds's (`Forged: CERTIFIED`, `✓ …`, `Warning: …`), and the words it divides stay apart. Under --json the
 // string is the service's, whole, its separators escaped.
 import { mkdtemp, rm } from 'node:fs/promises';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -28,6 +30,11 @@ let dir: string;
 let proxy: RewritingProxy | undefined;
 let tail = forged('\n');
 let answerError = false;
+/**
+ * Answers still to change, by the path they answer (`/api/tables/tbl_…/status`): each a change made to the
+ * service's poisoned answer (a job still active); once they are used up the answers are the service's.
+ */
+const changed = new Map<string, Array<(answer: Record<string, unknown>) => Record<string, unknown>>>();
 /** Whether only the id of a recertification request the service filed carries the tail (gds shows it, acts on none). */
 let onlyRequestIds = false;
 
@@ -78,13 +85,35 @@ beforeAll(async () => {
   proxy = await startRewritingProxy(server.url, {
     rewrite: (text, type) =>
       type.includes('json') && text !== '' ? JSON.stringify(poisoned(JSON.parse(text))) : text,
-    intercept: (_request, response) => {
+    intercept: (request, response) => {
+      const path = new URL(request.url ?? '/', 'http://proxy').pathname.replace(/^.*(?=\/api\/)/, '');
+      const change = changed.get(path)?.shift();
+      if (change !== undefined) {
+        answerChanged(request, response, change);
+        return true;
+      }
       if (!answerError) return false;
       response.writeHead(409, { 'Content-Type': 'application/json' }).end(conflict());
       return true;
     },
   });
 });
+
+/** The service's own answer to `request`, poisoned, then changed by `change` (what gds acts on kept clean). */
+function answerChanged(
+  request: IncomingMessage,
+  response: ServerResponse,
+  change: (answer: Record<string, unknown>) => Record<string, unknown>,
+): void {
+  const origin = new URL(server.url).origin;
+  fetch(`${origin}${request.url ?? '/'}`, { headers: { authorization: request.headers.authorization ?? '' } })
+    .then(async (answered) => {
+      const body = change(poisoned(await answered.json()) as Record<string, unknown>);
+      response.writeHead(answered.status, { 'Content-Type': 'application/json' });
+      response.end(JSON.stringify(body));
+    })
+    .catch(() => response.writeHead(502).end());
+}
 
 // A first run piped: oclif's error module measures stdout as it loads, and a terminal's stand-in has no size
 // to give (the files that run a terminal first run a piped command first too).
@@ -317,6 +346,44 @@ describe.each([
     },
   );
 
+  it("keep status --watch's lines on theirs: each change while a job runs, and the end", async () => {
+    tail = forged(separator);
+    const orders = server.table('orders').id;
+    const job = (status: string) => (answer: Record<string, unknown>) => ({
+      ...answer,
+      activeJobs: [{ id: 'job_watch', type: 'gate-2', status, createdAt: '2026-01-01T00:00:00.000Z' }],
+    });
+    changed.set(`/api/tables/${orders}/status`, [job('QUEUED'), job('RUNNING')]);
+    try {
+      const r = await gds(['status', orders, '--watch', '--interval', '0.1']);
+      expect(r.code, r.stderr).toBe(0);
+      expect(forgedLines(r)).toEqual([]);
+      expect(r.stdout).toMatch(
+        new RegExp(`^\\S+ {2}[A-Z]+ ${shown} {2}jobs: job_watch gate-2 RUNNING$`, 'm'),
+      );
+      expect(r.stderr).toMatch(new RegExp(`^\\S+ {2}[A-Z]+ ${shown} {2}no active job\\.$`, 'm'));
+    } finally {
+      changed.clear();
+    }
+  });
+
+  it("keep gate status --watch's last line on its: how the job ended", async () => {
+    tail = forged(separator);
+    const run = await gds(['gate', 'run', server.table('orders').id, '--gate', '2', '--json']);
+    expect(run.code, run.stderr).toBe(0);
+    const { id } = JSON.parse(run.stdout) as { id: string };
+    // The first answer: the job still running, so that the watch sees it end.
+    changed.set(`/api/gate-jobs/${id}`, [(answer) => ({ ...answer, status: 'RUNNING', finishedAt: null })]);
+    try {
+      const r = await gds(['gate', 'status', id, '--gate', '2', '--watch', '--interval', '0.1']);
+      expect(r.code, r.stderr).toBe(0);
+      expect(forgedLines(r)).toEqual([]);
+      expect(r.stderr).toMatch(new RegExp(`^\\S+ {2}Job ${id} ended [A-Z]+ ${shown}\\.$`, 'm'));
+    } finally {
+      changed.clear();
+    }
+  });
+
   it("keep gate suggest's comment lines comments", async () => {
     tail = forged(separator);
     const r = await gds(['gate', 'suggest', server.table('orders').id]);
@@ -329,28 +396,40 @@ describe.each([
   });
 });
 
-// Last: a gate1.yml applied to a CERTIFIED table files a recertification request, and the table's state moves.
-describe('the recertification request gate apply says it filed', () => {
-  it.each([
-    ['a line break', '\n'],
-    ['a line separator (U+2028)', '\u2028'],
-  ])('stays on its line when its id ends with %s', async (_name, separator) => {
+// Last: a gate1.yml applied to, or a version restored on, a CERTIFIED table files a recertification request
+// (the table's state moves); its id is the only string of the service's answer with the tail.
+describe.each([
+  ['a line break', '\n'],
+  ['a line separator (U+2028)', '\u2028'],
+])('the recertification request filed, its id ending with %s', (_name, separator) => {
+  /** What `args` prints, `tail` after the request's id alone. */
+  async function filing(args: string[], input?: string) {
     tail = forged(separator);
     onlyRequestIds = true;
     try {
-      const predicate = `email_known_${separator === '\n' ? 'lf' : 'ls'}`;
-      const r = await gds(
-        ['gate', 'apply', server.table('crm_contacts').id, '-f', '-'],
-        false,
-        `customPredicates:\n  - name: ${predicate}\n    sql: email IS NOT NULL\n    severity: WARN\n`,
-      );
+      const r = await gds(args, false, input);
       expect(r.code, r.stderr).toBe(0);
       expect(forgedLines(r)).toEqual([]);
-      expect(r.stderr).toMatch(
-        /^The table is CERTIFIED: recertification request \S+ Forged: CERTIFIED filed\.$/m,
-      );
+      return r;
     } finally {
       onlyRequestIds = false;
     }
+  }
+
+  it('stays on the line gate apply says it on', async () => {
+    const predicate = `email_known_${separator === '\n' ? 'lf' : 'ls'}`;
+    const r = await filing(
+      ['gate', 'apply', server.table('crm_contacts').id, '-f', '-'],
+      `customPredicates:\n  - name: ${predicate}\n    sql: email IS NOT NULL\n    severity: WARN\n`,
+    );
+    expect(r.stderr).toMatch(
+      /^The table is CERTIFIED: recertification request \S+ Forged: CERTIFIED filed\.$/m,
+    );
+  });
+
+  it('stays on the line versions restore says it on', async () => {
+    const customers = server.table('customers').id;
+    const r = await filing(['versions', 'restore', customers, '--to', '1', '--reason', 'back']);
+    expect(r.stderr).toMatch(/^Recertification request \S+ Forged: CERTIFIED filed\.$/m);
   });
 });
