@@ -9,7 +9,7 @@ import { cliCommand, cliEnv, ensureBuilt } from '../cli/helpers/cli-process.js';
 import { runInProcess } from '../helpers/run-in-process.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from './test-server.js';
-import { needs, onPath } from '../helpers/skip.js';
+import { needs, noTmux } from '../helpers/skip.js';
 import { startTerminal } from '../helpers/tmux.js';
 
 let server: TestServer;
@@ -53,7 +53,7 @@ afterAll(async () => {
   await server?.close();
 });
 
-describe('the profile picker at 80 columns', needs(onPath('tmux') ? undefined : 'no tmux'), () => {
+describe('the profile picker at 80 columns', needs(noTmux), () => {
   it('one line per profile (name, base cut to fit, user, kind), arrows pick, Enter switches', async () => {
     const [command, args] = cliCommand(['auth', 'switch']);
     // A shell runs gds and prints its exit status on the screen: tmux can mark the pane dead (its terminal

@@ -15,7 +15,7 @@ import { runInProcess } from '../helpers/run-in-process.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from './test-server.js';
 import { startTerminal } from '../helpers/tmux.js';
-import { needs, onPath } from '../helpers/skip.js';
+import { needs, noTmux } from '../helpers/skip.js';
 
 let server: TestServer;
 let dir: string;
@@ -88,7 +88,7 @@ describe('gds review', () => {
 
   it(
     'on a terminal, walks the queue: rejecting the table with a reason sends it to QUARANTINED',
-    { ...needs(onPath('tmux') ? undefined : 'no tmux') },
+    { ...needs(noTmux) },
     async () => {
       const customers = server.table('customers');
       const [command, args] = cliCommand(['review']);
@@ -123,7 +123,7 @@ describe('gds review', () => {
 
   it(
     'on a terminal, certifies a table with the session of a browser sign-in; a static token is refused first',
-    { ...needs(onPath('tmux') ? undefined : 'no tmux') },
+    { ...needs(noTmux) },
     async () => {
       const orders = server.table('orders');
       const submitted = await gds(['gate', 'submit', orders.id, '--json'], 'OWNER');
