@@ -126,6 +126,44 @@ describe.each(ENGINES)('who learns of a submission, on $engine', ({ postgres, sk
       expect(table?.state).not.toBe('PENDING_REVIEW');
     });
 
+    it('the GraphQL and MCP doors submit nothing: no mutation, no such tool', async () => {
+      const contacts = server.table('crm_contacts').id;
+      const reader = await server.issueToken('OWNER', {
+        name: 'doors',
+        env: 'dev',
+        scopes: [{ tableId: contacts, permissions: ['read', 'write'] }],
+      });
+      const token = reader.tokens.accessToken;
+      const before = await server.sql('SELECT state, updated_at FROM gds.tables WHERE id = $1', [contacts]);
+      const mutation = await server.request('POST', `${server.origin}/graphql`, {
+        token,
+        body: { query: `mutation { submit(tableId: "${contacts}") { state } }` },
+      });
+      expect(mutation.body.data ?? null).toBeNull();
+      expect(mutation.body.errors?.length).toBeGreaterThan(0);
+      const mcp = (body: unknown) =>
+        server.request('POST', `${server.origin}/mcp`, {
+          token,
+          headers: { accept: 'application/json, text/event-stream' },
+          body,
+        });
+      const tools = await mcp({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+      expect(tools.status).toBe(200);
+      const names = tools.body.result.tools.map((t: { name: string }) => t.name);
+      expect(names.filter((name: string) => /submit|review|certif/.test(name))).toEqual([]);
+      const call = await mcp({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'gate_submit', arguments: { tableId: contacts } },
+      });
+      expect(call.body.result?.isError ?? call.body.error !== undefined).toBe(true);
+      expect(await server.sql('SELECT state, updated_at FROM gds.tables WHERE id = $1', [contacts])).toEqual(
+        before,
+      );
+      expect(await openNotifications(contacts)).toBe(0);
+    });
+
     it('three submissions at once, two of one table: one entry each in the queue', async () => {
       const contacts = server.table('crm_contacts').id;
       const orders = server.table('orders').id;
