@@ -325,6 +325,10 @@ describe("dbt_project.yml's dispatch: search orders", () => {
       '{% if true %}{% set t = dbt.type_numeric() %}{% endif %}',
       '{% if false %}{% else %}{% set t = dbt.type_numeric() %}{% endif %}',
       '-- cast as {{ dbt.type_numeric() }}',
+      // A for loop's own else (run when it loops over nothing) is no branch of the if around it: the if's
+      // else still runs where its condition is false.
+      '{% if target.name == "ci" %}{% for c in [] %}{% else %}{% endfor %}{% else %}{% set t = dbt.type_numeric() %}{% endif %}',
+      '{% if true %}{% for c in [] %}{% else %}{% endfor %}{% set t = dbt.type_numeric() %}{% endif %}',
     ]) {
       const declaration = await plan('postgres', [present], cast(left), order);
       expect(declaration.mappedTests, left).toEqual([]);

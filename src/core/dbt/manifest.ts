@@ -494,28 +494,35 @@ function literalCondition(condition: string): boolean | undefined {
 /**
  * What of a macro's Jinja template dbt renders: its `{# … #}` comments left out, and each branch of an
  * `{% if %}` chain that a literal condition (`false`, `none`, `0`; an earlier `true`) never lets run. A branch
- * of any other condition may run, and is kept.
+ * of any other condition may run, and is kept. A `{% for %}` loop's own `{% else %}` (run when it loops over
+ * nothing) may run too, and is no branch of the if around the loop.
  */
 function renderedTemplate(template: string): string {
   const kept: string[] = [];
-  /** Each open if: whether its branch now is skipped, and whether an earlier branch surely ran. */
-  const open: Array<{ skipped: boolean; outer: boolean; ran: boolean }> = [];
+  /**
+   * Each open if or for: whether its part now is skipped, whether an earlier branch surely ran (an if's), and
+   * whether it is a for loop.
+   */
+  const open: Array<{ skipped: boolean; outer: boolean; ran: boolean; loop: boolean }> = [];
   const skipping = () => open.at(-1)?.skipped === true;
   let at = 0;
-  const tag = /\{#[\s\S]*?(?:#\}|$)|\{%-?\s*(if|elif|else|endif)\b([\s\S]*?)-?%\}/g;
+  const tag = /\{#[\s\S]*?(?:#\}|$)|\{%[-+]?\s*(if|elif|else|endif|for|endfor)\b([\s\S]*?)[-+]?%\}/g;
   for (const match of template.matchAll(tag)) {
     if (!skipping()) kept.push(template.slice(at, match.index));
     at = match.index + match[0].length;
     const [text, keyword, condition = ''] = match;
     if (keyword === undefined) continue;
     const frame = open.at(-1);
+    const opens = keyword === 'if' || keyword === 'for';
     // The tag itself (its condition is evaluated) where the if around it runs.
-    const outer = keyword === 'if' ? skipping() : (frame?.outer ?? false);
+    const outer = opens ? skipping() : (frame?.outer ?? false);
     if (!outer) kept.push(text);
     if (keyword === 'if') {
       const value = literalCondition(condition);
-      open.push({ skipped: outer || value === false, outer, ran: value === true });
-    } else if (keyword === 'endif') open.pop();
+      open.push({ skipped: outer || value === false, outer, ran: value === true, loop: false });
+    } else if (keyword === 'for') open.push({ skipped: outer, outer, ran: false, loop: true });
+    else if (keyword === 'endif' || keyword === 'endfor') open.pop();
+    else if (frame?.loop === true) frame.skipped = frame.outer;
     else if (frame !== undefined) {
       const value = keyword === 'else' ? true : literalCondition(condition);
       frame.skipped = frame.outer || frame.ran || value === false;
