@@ -9,7 +9,6 @@ import { describeJobs, printStatus } from '../cli/governance-views.js';
 import type { Spinner } from '../cli/output-spinner.js';
 import type { TableStatus } from '../client/areas/tables.js';
 import { tablePageUrl, tableStatus, watchTableStatus } from '../services/tables.js';
-import { onOneLine } from '../core/terminal-text.js';
 
 export default class Status extends ApiCommand<typeof Status> {
   static override summary = "Show a table's lifecycle state, certification, schema drift and active jobs.";
@@ -93,7 +92,7 @@ export default class Status extends ApiCommand<typeof Status> {
         this.out.printField(
           `${new Date().toISOString()}  ${status.state}  jobs: ${describeJobs(status.activeJobs)}`,
         );
-      else this.out.info(onOneLine(`${new Date().toISOString()}  ${status.state}  no active job.`));
+      else this.out.info(`${new Date().toISOString()}  ${status.state}  no active job.`);
       first = false;
       if (active > 0)
         spinner = await this.out.spinner(`Waiting for ${active} active job${active === 1 ? '' : 's'}…`);

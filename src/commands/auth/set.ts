@@ -4,7 +4,6 @@ import { CliError, ExitCode, restated } from '../../core/errors.js';
 import { readTextInput } from '../../io/input.js';
 import { TOKEN_READ_LIMIT_BYTES } from '../../core/artifact-bounds.js';
 import { maskToken } from '../../core/redact.js';
-import { onOneLine } from '../../core/terminal-text.js';
 import type { Me } from '../../cli/signed-in.js';
 import { canAsk, secret as askSecret } from '../../cli/prompt.js';
 import { refuseClientToken, signedInAs, profileOnlyEnv } from '../../cli/signed-in.js';
@@ -126,8 +125,7 @@ export default class AuthSet extends BaseCommand<typeof AuthSet> {
       return;
     }
     this.out.success(`Saved profile ${saved.name}: ${saved.profile.base} with token ${maskToken(secret)}.`);
-    if (me !== undefined)
-      this.out.info(`The token signs in as ${onOneLine(me.user.email)} (${onOneLine(me.role)}).`);
+    if (me !== undefined) this.out.info(`The token signs in as ${me.user.email} (${me.role}).`);
     this.out.info(`The token is stored in ${where}.`);
     if (saved.active) this.out.info(`${saved.name} is the active profile.`);
     else this.out.info(`Use it with --profile ${saved.name}.`);

@@ -6,7 +6,6 @@ import { dryRunFlag, printPreview } from '../../cli/write-preview.js';
 import { applyGate, tableColumnsOrUndefined } from '../../services/gates.js';
 import { CliError, restated } from '../../core/errors.js';
 import { shellWord } from '../../core/shell-word.js';
-import { onOneLine } from '../../core/terminal-text.js';
 
 export default class GateApply extends ApiCommand<typeof GateApply> {
   static override summary = 'Validate a gate1.yml locally, then store it as the next version of the table.';
@@ -71,7 +70,7 @@ export default class GateApply extends ApiCommand<typeof GateApply> {
     for (const warning of applied.warnings) this.out.warn(JSON.stringify(warning));
     if (applied.recertificationRequestId !== null) {
       this.out.info(
-        `The table is CERTIFIED: recertification request ${onOneLine(applied.recertificationRequestId)} filed.`,
+        `The table is CERTIFIED: recertification request ${applied.recertificationRequestId} filed.`,
       );
     }
   }

@@ -7,7 +7,6 @@ import { ExitCode } from '../../core/errors.js';
 import { gateFlag } from '../../cli/gate-flag.js';
 import { parseSampleSpec, gateRunRequest, runGate } from '../../services/gates.js';
 import { shellWord } from '../../core/shell-word.js';
-import { onOneLine } from '../../core/terminal-text.js';
 import { printProof } from '../../cli/gate-output.js';
 
 export default class GateRun extends ApiCommand<typeof GateRun> {
@@ -59,7 +58,7 @@ export default class GateRun extends ApiCommand<typeof GateRun> {
       else {
         this.out.print(job.id);
         this.out.info(
-          `Gate ${job.gate} job ${job.id} ${onOneLine(job.status)}. Follow it: gds gate status ${shellWord(job.id)} --gate ${job.gate}`,
+          `Gate ${job.gate} job ${job.id} ${job.status}. Follow it: gds gate status ${shellWord(job.id)} --gate ${job.gate}`,
         );
       }
       return;

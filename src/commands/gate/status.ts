@@ -7,7 +7,6 @@ import type { GateRecord } from '../../client/areas/gate-jobs.js';
 import { gateJobStatus, isProof, watchGateJob } from '../../services/gates.js';
 import { printGateRecord } from '../../cli/gate-output.js';
 import { jobEnded } from '../../core/job-status.js';
-import { onOneLine } from '../../core/terminal-text.js';
 
 export default class GateStatus extends ApiCommand<typeof GateStatus> {
   static override summary = 'Show the status of a gate job (--gate is required).';
@@ -50,10 +49,7 @@ export default class GateStatus extends ApiCommand<typeof GateStatus> {
       const running = !isProof(record) && !jobEnded(record.status);
       if (this.out.json || first || isProof(record)) await printGateRecord(this.out, record);
       else if (running) this.out.printField(`${new Date().toISOString()}  ${record.id}  ${record.status}`);
-      else
-        this.out.info(
-          `${new Date().toISOString()}  Job ${onOneLine(record.id)} ended ${onOneLine(record.status)}.`,
-        );
+      else this.out.info(`${new Date().toISOString()}  Job ${record.id} ended ${record.status}.`);
       first = false;
       if (running) spinner = await this.out.spinner(`Job ${record.id} ${record.status}…`);
     };

@@ -61,7 +61,7 @@ export default class GateSubmit extends ApiCommand<typeof GateSubmit> {
     if (outcome.kind === 'skipped') {
       const { kind: _kind, ...skipped } = outcome;
       if (this.out.json) this.out.record({ skipped: true, ...skipped });
-      else this.out.info(`Skipped (--if-not-certified): ${onOneLine(outcome.reason)}`);
+      else this.out.info(`Skipped (--if-not-certified): ${outcome.reason}`);
       return;
     }
     const { proof } = outcome;

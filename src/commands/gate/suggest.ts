@@ -3,7 +3,6 @@ import { ApiCommand } from '../../cli/api-command.js';
 import { tableEnvFlag } from '../../cli/governance-flags.js';
 import { suggestGate } from '../../services/gates.js';
 import { writeDocument } from '../../cli/gate-output.js';
-import { onOneLine } from '../../core/terminal-text.js';
 
 export default class GateSuggest extends ApiCommand<typeof GateSuggest> {
   static override summary =
@@ -27,10 +26,10 @@ export default class GateSuggest extends ApiCommand<typeof GateSuggest> {
       this.out.record(suggested);
       return;
     }
-    // Comment lines: a line break in the service's text would start one without its `#`.
+    // Comment lines: info puts each on one line, so a line break in the service's text starts none without its `#`.
     for (const s of suggested.suggestions)
-      this.out.info(onOneLine(`# ${s.name} (${s.kind}, ${s.column}): ${s.justification}`));
-    for (const n of suggested.notes) this.out.info(onOneLine(`# note on ${n.column}: ${n.note}`));
+      this.out.info(`# ${s.name} (${s.kind}, ${s.column}): ${s.justification}`);
+    for (const n of suggested.notes) this.out.info(`# note on ${n.column}: ${n.note}`);
     await writeDocument(this.out, suggested.yaml);
   }
 }

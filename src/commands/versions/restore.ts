@@ -4,7 +4,6 @@ import { boundedText } from '../../cli/governance-flags.js';
 import { MAX_NOTE_CHARS } from '../../core/text-bounds.js';
 import { versionNumberOf } from '../../services/gates.js';
 import { restoreVersion } from '../../services/versions.js';
-import { onOneLine } from '../../core/terminal-text.js';
 
 export default class VersionsRestore extends ApiCommand<typeof VersionsRestore> {
   static override summary = 'Put an earlier certified contract back as a new version.';
@@ -51,6 +50,6 @@ export default class VersionsRestore extends ApiCommand<typeof VersionsRestore> 
     this.out.success(
       `Restored v${to} of ${this.tableLabel(this.args.tableId, restored.tableId)} as v${restored.version.version}; state ${restored.state}.`,
     );
-    this.out.info(`Recertification request ${onOneLine(restored.recertificationRequestId)} filed.`);
+    this.out.info(`Recertification request ${restored.recertificationRequestId} filed.`);
   }
 }
