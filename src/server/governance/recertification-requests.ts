@@ -9,6 +9,7 @@ import { recordAudit, recordAudits } from '../audit.js';
 import { requireEnvironment } from '../certification/access.js';
 import type { Clock } from '../clock.js';
 import type { Db, Queryable } from '../db/handle.js';
+import { WhereClause } from '../db/where.js';
 import { badRequest, forbidden, notFound } from '../errors.js';
 import { checkTextLength } from '../input-rule.js';
 import { roleAtLeast } from '../../core/scopes.js';
@@ -245,12 +246,17 @@ export async function listSignalsOfRequests(
   requestIds: string[],
   query: { environments: string[] | null; limit: number; after?: ListKey | undefined },
 ): Promise<{ signals: Array<RecertificationSignal & { requestId: string }>; next: ListKey | null }> {
+  const where = new WhereClause<string | string[]>();
+  where
+    .and(`r.id = ANY(${where.param(requestIds)}::text[])`)
+    .and(`r.workspace_id = ${where.param(workspaceId)}`)
+    .and('t.active')
+    .given(query.environments, (p) => `t.environment_label = ANY(${p}::text[])`);
   const readable = (
     await q.query<{ id: string }>(
       `SELECT r.id FROM gds.recertification_requests r JOIN gds.tables t ON t.id = r.table_id
-        WHERE r.id = ANY($1::text[]) AND r.workspace_id = $2 AND t.active
-          AND ($3::text[] IS NULL OR t.environment_label = ANY($3))`,
-      [requestIds, workspaceId, query.environments],
+        WHERE ${where.sql}`,
+      where.params,
     )
   )
     .map((row) => row.id)
@@ -308,28 +314,30 @@ export interface RequestListQuery {
 }
 
 /**
- * The filters every list of requests has: $1 the workspace, $2 one table, $3 the environments the caller sees.
- * The table's condition is written only with one ($2 is null otherwise), not `$2 IS NULL OR r.table_id = $2`,
- * which a generic plan (afterKey says when) cannot read by an index of table_id: a table's requests read the
- * workspace's every one.
+ * The filters every list of requests has: the workspace, OPEN ones (unless `all`), an active table, then one
+ * table, the environments the caller sees and an id's prefix, each written only when given (db/where.ts says
+ * why: a table's requests read the workspace's every one, not by an index of table_id). A page's other
+ * parameters are numbered after them.
  */
-const listedWhere = (query: RequestListQuery) =>
-  `r.workspace_id = $1 ${query.all === true ? '' : "AND r.status = 'OPEN'"} AND t.active
-        AND ${query.tableId === undefined ? '$2::text IS NULL' : 'r.table_id = $2::text'}
-        AND ($3::text[] IS NULL OR t.environment_label = ANY($3))`;
-
-const listedParams = (workspaceId: string, query: RequestListQuery) => [
-  workspaceId,
-  query.tableId ?? null,
-  query.environments ?? null,
-];
+function listedFilters(workspaceId: string, query: RequestListQuery): WhereClause<string | string[]> {
+  const where = new WhereClause<string | string[]>();
+  where.and(`r.workspace_id = ${where.param(workspaceId)}`);
+  if (query.all !== true) where.and("r.status = 'OPEN'");
+  return where
+    .and('t.active')
+    .given(query.tableId, (p) => `r.table_id = ${p}::text`)
+    .given(query.environments, (p) => `t.environment_label = ANY(${p}::text[])`)
+    .given(query.prefix, idStartsWith);
+}
 
 /**
- * An id starting with the prefix ($4), in the "C" collation, whose order is the code points': every id starting
- * with it lies in one range of the index recertification_open_by_id, [prefix, prefix || U+10FFFF), which an
- * open request's page reads in order and stops at the page's end (the tables' prefix does the same).
+ * An id starting with the prefix (the parameter `prefix`), in the "C" collation, whose order is the code
+ * points': every id starting with it lies in one range of the index recertification_open_by_id, [prefix,
+ * prefix || U+10FFFF), which an open request's page reads in order and stops at the page's end (the tables'
+ * prefix does the same).
  */
-const ID_STARTS_WITH = `r.id COLLATE "C" >= lower($4::text) AND r.id COLLATE "C" < (lower($4::text) || chr(1114111))`;
+const idStartsWith = (prefix: string) =>
+  `r.id COLLATE "C" >= lower(${prefix}::text) AND r.id COLLATE "C" < (lower(${prefix}::text) || chr(1114111))`;
 
 /**
  * Requests of the workspace's active tables, oldest first: the OPEN ones, or with `all` every one
@@ -344,9 +352,10 @@ export async function listRequestPage(
   if (query.prefix !== undefined)
     return prefixRequestPage(q, workspaceId, { ...query, prefix: query.prefix });
   // Two statements rather than `($n OR status = 'OPEN')`, so that each can use its own index.
-  const after = afterKey(listedParams(workspaceId, query), '(r.created_at, r.id)', query.after);
+  const where = listedFilters(workspaceId, query);
+  const after = afterKey(where.params, '(r.created_at, r.id)', query.after);
   const rows = await q.query<Row & { created_key: string }>(
-    `${SELECT_KEYED} WHERE ${listedWhere(query)}${after.condition}
+    `${SELECT_KEYED} WHERE ${where.sql}${after.condition}
       ORDER BY r.created_at, r.id
       ${query.limit === undefined ? '' : `LIMIT ${query.limit + 1}`}`,
     after.params,
@@ -367,16 +376,15 @@ async function prefixRequestPage(
   workspaceId: string,
   query: RequestListQuery & { prefix: string },
 ): Promise<{ requests: RecertificationRequest[]; next: MatchKey | null }> {
+  const where = listedFilters(workspaceId, query).given(
+    query.afterMatch?.id,
+    (p) => `r.id COLLATE "C" > ${p}::text`,
+  );
   const rows = await q.query<Row>(
-    `${SELECT} WHERE ${listedWhere(query)} AND ${ID_STARTS_WITH}
-        ${query.afterMatch === undefined ? '' : 'AND r.id COLLATE "C" > $5::text'}
+    `${SELECT} WHERE ${where.sql}
       ORDER BY r.id COLLATE "C"
       ${query.limit === undefined ? '' : `LIMIT ${query.limit + 1}`}`,
-    [
-      ...listedParams(workspaceId, query),
-      query.prefix,
-      ...(query.afterMatch === undefined ? [] : [query.afterMatch.id]),
-    ],
+    where.params,
   );
   const { page, next } = matchedPage(rows, query.limit, (row) => row.id);
   return { requests: await withSignals(q, page), next };
@@ -388,10 +396,11 @@ export async function countRequests(
   workspaceId: string,
   query: RequestListQuery = {},
 ): Promise<number> {
+  const where = listedFilters(workspaceId, query);
   const [row] = await q.query<{ n: string | number }>(
     `SELECT count(*) AS n FROM gds.recertification_requests r JOIN gds.tables t ON t.id = r.table_id
-      WHERE ${listedWhere(query)} ${query.prefix === undefined ? '' : `AND ${ID_STARTS_WITH}`}`,
-    [...listedParams(workspaceId, query), ...(query.prefix === undefined ? [] : [query.prefix])],
+      WHERE ${where.sql}`,
+    where.params,
   );
   return Number(row?.n ?? 0);
 }
