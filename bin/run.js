@@ -44,9 +44,17 @@ function oldNodeExitCode(argv) {
   const isValue = (i) =>
     takesValue.includes(words[i - 1]) || (words[i - 1] === '--json' && words[i].includes(','));
   const command = words.find((word, i) => !word.startsWith('-') && !isValue(i));
-  // terraform's -detailed-exitcode and --detailed-exitcode=true, usage errors to gds, ask for it too.
-  const detailed = words.some((word) => /^--?detailed-exitcode(?:=|$)/.test(word));
-  return command === 'plan' && detailed ? 1 : 2;
+  return command === 'plan' && detailedExitcode(argv) ? 1 : 2;
+}
+
+/**
+ * Whether a command line asks for plan's --detailed-exitcode, before any `--`: terraform's -detailed-exitcode
+ * and --detailed-exitcode=true, usage errors to gds, ask for it too. Under it a usage error ends with 1 (its 2
+ * means changes).
+ */
+function detailedExitcode(argv) {
+  const end = argv.indexOf('--');
+  return (end === -1 ? argv : argv.slice(0, end)).some((word) => /^--?detailed-exitcode(?:=|$)/.test(word));
 }
 
 nodeModule.enableCompileCache?.();
@@ -91,8 +99,10 @@ function runBundle(bundle) {
     importModuleDynamically,
   });
   if (cachedData === undefined || script.cachedDataRejected === true) {
+    // A usage error's exit: 2, but 1 under --detailed-exitcode (whose 2 means changes, a run to keep a cache of).
+    const usageExit = detailedExitcode(argv) ? 1 : 2;
     process.once('exit', (code) => {
-      if (code === 2) return;
+      if (code === usageExit) return;
       const written = `${cacheFile}.${process.pid}`;
       try {
         // V8 takes a cache only under the flags it was made with: those the run set go back first.

@@ -183,6 +183,8 @@ describe('the npm package with its bundle', () => {
     // A usage error (a mistyped word, a flag that is none) leaves no cache; help has one of its own.
     expect((await fromPackage(['lsit'], env)).code).toBe(2);
     expect((await fromPackage(['list', '--nope'], env)).code).toBe(2);
+    // Under --detailed-exitcode a usage error ends with 1 (its 2 means changes), and leaves no cache either.
+    expect((await fromPackage(['lsit', '--detailed-exitcode'], env)).code).toBe(1);
     expect((await fromPackage(['gate', '--help'], env)).code).toBe(0);
     // plan and apply keep one too, made under the V8 flags their runs start with (a plan sets some as it reads
     // the project): the next plan reads it, so it is not written anew.
