@@ -513,7 +513,8 @@ function evaluate(selector: string, context: Context, testsSelectModels: boolean
 
 /**
  * Why a path that only another package's files are at selects nothing (dbt's path: looks in the root project's
- * folder, where the package's files are not), naming those packages; '' when no such package file matches.
+ * folder, where the package's files are not), naming those packages; '' when no such package file matches, or
+ * the root project has files at the path too (then the path selects, and another part matched nothing).
  */
 function packagePathNote(manifest: Manifest, selector: string): string {
   const root = manifest.projectName;
@@ -527,10 +528,14 @@ function packagePathNote(manifest: Manifest, selector: string): string {
         ? body
         : undefined;
     if (value === undefined) continue;
-    manifest.nodes.forEach((n) => {
-      if (n.enabled && n.packageName !== root && DECLARED_TYPES.has(n.resourceType) && pathMatches(n, value))
-        packages.add(n.packageName);
-    });
+    const atPath = [...manifest.nodes.values()].filter(
+      (n) => n.enabled && DECLARED_TYPES.has(n.resourceType) && pathMatches(n, value),
+    );
+    // The root project's files there, or a package's reached through its folders: the path selects, and what
+    // matched nothing is another part of the selector.
+    const inRoot = rootProjectPaths(manifest, root);
+    if (atPath.some((n) => n.packageName === root || pathMatches(n, value, true, inRoot))) continue;
+    for (const n of atPath) packages.add(n.packageName);
   }
   const [first] = packages;
   if (first === undefined) return '';

@@ -61,6 +61,11 @@ describe('dbt selection syntax as dbt-core parses it', needs(noSharedFixtures), 
       ),
     ]);
     expect(packaged({ select: ['models/edr'] }).count).toBe(0);
+    // Where the root project has files at the path too, something else matched nothing: no such note.
+    const intersected = packaged({ select: ['path:models,tag:no_such_tag'] });
+    expect(intersected.count).toBe(0);
+    expect(intersected.warnings).toEqual([expect.stringMatching(/matches no enabled model/)]);
+    expect(intersected.warnings.join('\n')).not.toMatch(/only the package/);
     // A glob of the root project's own entries reaches none of elementary's models/edr/ files.
     expect(packaged({ select: ['path:models/*'] })).toEqual({
       count: 6,
