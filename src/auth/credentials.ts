@@ -5,6 +5,7 @@
 import { echoed, echoedList } from '../core/echo.js';
 import { CliError, ExitCode } from '../core/errors.js';
 import { maskToken } from '../core/redact.js';
+import { Lines } from '../core/terminal-text.js';
 import { INSECURE_URL_ADVICE, INSECURE_URL_CODE, isInsecureUrl, shownUrl } from '../core/url-policy.js';
 import type { Env, GdsConfig, Profile, ProfileKind, SecretStorageSetting } from './config.js';
 import { configPath, loadConfig } from './config.js';
@@ -347,12 +348,12 @@ function storageOf(profile: Profile): SecretStorage | 'none' {
     : 'none';
 }
 
-const howToSignIn = [
+const howToSignIn = new Lines([
   'Get credentials with one of:',
   '  gds auth set --token <t> --base <url>      store a CLI token in a profile',
   '  gds auth login                             sign in with the browser',
   '  SERVICE_TOKEN=<t> SERVICE_API_URL=<url>    in CI, nothing stored',
-].join('\n');
+]);
 
 function missing(what: 'API token' | 'API base URL', r: Resolution, env: Env): CliError {
   const [flag, variable] =

@@ -377,6 +377,15 @@ describe('openSession and withSession', () => {
     }).catch((e: unknown) => e);
     expect(failure).toMatchObject({ exitCode: 3, code: 'no_token' });
     expect((failure as CliError).suggestion).toContain('gds auth set --token <t> --base <url>');
+    // A person reads the three ways each on a line of its own, as the suggestion lists them.
+    const stderr = { text: '', write: (chunk: string) => ((stderr.text += chunk), true) };
+    new Output({ json: false, stderr: stderr as never, env: {} }).error(failure as CliError);
+    expect(stderr.text.split('\n').slice(1, 5)).toEqual([
+      'Get credentials with one of:',
+      '  gds auth set --token <t> --base <url>      store a CLI token in a profile',
+      '  gds auth login                             sign in with the browser',
+      '  SERVICE_TOKEN=<t> SERVICE_API_URL=<url>    in CI, nothing stored',
+    ]);
   });
 
   it('authenticated: false needs only the base and sends no Authorization header', async () => {
