@@ -1939,6 +1939,17 @@ export interface components {
         };
         /** @description The project (`gds apply`) registering or replacing the table: recorded on a new table. Replacing a table another project owns, or one registered without a project, is 409 `owned_elsewhere` (adopt it first with PUT /api/tables/{tableId}/project). */
         ProjectId: string;
+        /** @description Where the table's promotion to the environment `promotedTo` names would land: the name and source it would take there (`source` null when that environment has no active connector), and the table that holds either already (`takenBy` null when both are free; its `id` null when the caller may not read it), which makes the promotion a 409. Whether the warehouse object is there is not checked here. */
+        HeldPromotion: {
+            to: string;
+            name: string;
+            source: string | null;
+            takenBy: null | {
+                /** @enum {string} */
+                kind: "name" | "source";
+                id: string | null;
+            };
+        };
         HeldTable: {
             id: string;
             name: string;
@@ -1954,6 +1965,7 @@ export interface components {
             definition: components["schemas"]["HeldDefinition"];
             gate1: null | components["schemas"]["Gate1Version"];
             contract: null | components["schemas"]["LiveContractResponse"];
+            promotion?: components["schemas"]["HeldPromotion"];
             /** @description The table's semantic contract revision, as a proof's `tableVersion.contract` stamps it (left out by an older service): `gds apply --submit` submits a QUARANTINED table again when its contract moved since its last submission. */
             contractVersion?: number;
             /** @description PENDING_REVIEW tables only (left out for other states, under `staleSubmission=false`, and by an older service): true when the table moved since its latest submission's proof (a rebuild signalled, records written, a new definition, gate1.yml or contract) or has none, so certify is blocked (stale_proof) until it is submitted again; `gds apply --submit` submits such a table of the project again. */
@@ -4016,6 +4028,8 @@ export interface operations {
                 name?: string[];
                 /** @description false: the rows carry no `staleSubmission` and the service does not work it out (a query over the proofs of every table of the page waiting for review): for a caller that plans no submission (`gds plan` without --submit, a saved plan's check). Default true. */
                 staleSubmission?: boolean;
+                /** @description An environment the caller may act in: each Mode A row with a source carries `promotion`, what its promotion there (`POST /api/tables/{tableId}/promotions`) would take and whether another table holds it, so a plan proposing promotions checks them in the reads it makes anyway. */
+                promotedTo?: string;
             };
             header?: never;
             path?: never;

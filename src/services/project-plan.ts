@@ -35,6 +35,7 @@
 // gds.yml's select still exists: its table is not gone).
 import { CliError, ExitCode } from '../core/errors.js';
 import type { Connector } from '../client/areas/connectors.js';
+import type { Schema } from '../contract/types.js';
 import type { ContractIntentRequest } from '../client/areas/contracts.js';
 import type { HeldLeft, HeldOptions, HeldQuery, HeldTable, TableListRow } from '../client/areas/tables.js';
 import { ApiError } from '../client/errors.js';
@@ -703,6 +704,7 @@ export async function planProject(
       holders.filter((row) =>
         ofThisProjectElsewhere(row, { id: projectId, name: projectName, derived }, env),
       ),
+      env,
       call,
     ),
     call,
@@ -751,7 +753,7 @@ export async function planProject(
     if (holder !== undefined && holder.id !== row?.id)
       return refused(
         { ...declaration, source: artifact.source },
-        `the name ${tableName} is held by table ${holder.id} ${holderText(holder)}, and a table name is one per workspace: ${promotable.has(holder.id) ? movedByPromotion(holder.id, env) : ''}give the model another alias (dbt's alias config), or leave it out with --exclude`,
+        `the name ${tableName} is held by table ${holder.id} ${holderText(holder)}, and a table name is one per workspace: ${promotionText(promotable.get(holder.id), holder.id, env)}give the model another alias (dbt's alias config), or leave it out with --exclude`,
         row?.id ?? null,
       );
     const slugHolder = slugHolders.get(slugOf(tableName));
@@ -1101,6 +1103,10 @@ function ofThisProjectElsewhere(
   );
 }
 
+/** A holder the caller could promote, with what its promotion would take where the plan is (the service's). */
+type HeldPromotion = Schema<'HeldPromotion'>;
+type Promotable = TableListRow & { promotion?: HeldPromotion };
+
 /**
  * The ids of `holders` the caller could promote (its owner or a workspace admin: the service's `mayReplace` of
  * each table's definition), read as the environment's held tables narrowed to the holders' projects, a few
@@ -1111,8 +1117,9 @@ function ofThisProjectElsewhere(
 async function promotableOf(
   client: PlanClient,
   holders: TableListRow[],
+  env: string,
   call: { signal?: AbortSignal },
-): Promise<Map<string, TableListRow>> {
+): Promise<Map<string, Promotable>> {
   const projectsByEnvironment = new Map<string, Set<string>>();
   for (const { environmentLabel, project } of holders)
     if (project !== null && project !== undefined)
@@ -1121,7 +1128,7 @@ async function promotableOf(
         (projectsByEnvironment.get(environmentLabel) ?? new Set<string>()).add(project),
       );
   const wanted = new Map(holders.map((row) => [row.id, row]));
-  const promotable = new Map<string, TableListRow>();
+  const promotable = new Map<string, Promotable>();
   for (const [environment, projects] of projectsByEnvironment) {
     let read: HeldRead;
     try {
@@ -1129,7 +1136,7 @@ async function promotableOf(
         client,
         environment,
         { projects: [...projects] },
-        { ...call, staleSubmission: false },
+        { ...call, staleSubmission: false, promotedTo: env },
       );
     } catch (error) {
       if (error instanceof ApiError && (error.status === 403 || error.status === 404)) continue;
@@ -1137,33 +1144,40 @@ async function promotableOf(
     }
     for (const row of read.tables) {
       const holder = wanted.get(row.id);
-      if (holder !== undefined && row.definition.mayReplace === true) promotable.set(row.id, holder);
+      if (holder !== undefined && row.definition.mayReplace === true)
+        promotable.set(row.id, {
+          ...holder,
+          ...(row.promotion === undefined ? {} : { promotion: row.promotion }),
+        });
     }
   }
   return promotable;
 }
 
 /**
- * The holders of `promotable` (each a table of another environment) whose promotion to `env` would land. The
- * service promotes onto env's first active connector in the list's order (the contract's: oldest first, then
- * id, as the service picks it; importBundle picks it so too) and registers the table there on that connector's
- * schema, as the same object: where that object is not there (the models not built in
- * env yet), the promotion is refused (400 unknown_source); where the connector reads the holder's own schema
- * (two environments' connectors on one schema), it would take again the source the holder holds, and is refused
- * (409 source_conflict). Where env has no active connector, none lands, nor a holder with no source (a custody
- * table is not promoted). Objects that cannot be read leave the holders as they are: the service's refusal of
- * the promotion then says why. They are read once a plan (withObjectsReadOnce): its own connector's already were.
+ * The holders of `promotable` (each a table of another environment) whose promotion to `env` would land, each
+ * with null, or, where it would not because another table holds the name or the source it would take there (the
+ * service's 409), which table. The service promotes onto env's first active connector in the list's order
+ * (the contract's: oldest first, then id), registering the holder's object under that connector's schema, as the
+ * same object: where that object is not there (the models not built in env yet), the promotion is refused (400
+ * unknown_source); where the connector reads the holder's own schema (two environments' connectors on one
+ * schema), it would take again the source the holder holds, and is refused (409 source_conflict). Where env has
+ * no active connector, none lands, nor a holder with no source (a custody table is not promoted): such holders
+ * are left out. Objects that cannot be read leave the holders as they are: the service's refusal of the promotion
+ * then says why. They are read once a plan (withObjectsReadOnce): its own connector's already were. Whether the
+ * name or source is held the service answered with each holder (`promotion`, promotableOf's reads; a service from
+ * before it does not say, and the promotion is named).
  */
 async function landingPromotions(
   client: PlanClient,
   connectors: Connector[],
   env: string,
-  promotable: Map<string, TableListRow>,
+  promotable: Map<string, Promotable>,
   call: { signal?: AbortSignal },
-): Promise<Set<string>> {
-  if (promotable.size === 0) return new Set();
+): Promise<Map<string, string | null>> {
+  if (promotable.size === 0) return new Map();
   const target = connectors.find((c) => c.environmentLabel === env && c.status === 'ACTIVE');
-  if (target === undefined) return new Set();
+  if (target === undefined) return new Map();
   const read = await client.connectors.objects(target.id, call).catch(() => undefined);
   const objects = new Set(read?.objects.map((object) => object.source));
   const lands = (source: string) => {
@@ -1171,11 +1185,31 @@ async function landingPromotions(
     const landing = `${read.schema}.${source.slice(source.indexOf('.') + 1)}`;
     return landing !== source && objects.has(landing);
   };
-  return new Set(
-    [...promotable.values()]
-      .filter((row) => row.source !== null && row.source !== undefined && lands(row.source))
-      .map((row) => row.id),
-  );
+  const landings = new Map<string, string | null>();
+  for (const row of promotable.values()) {
+    if (row.source === null || row.source === undefined || !lands(row.source)) continue;
+    landings.set(row.id, takenText(row.promotion));
+  }
+  return landings;
+}
+
+/** What holds the name or source a promotion would take (null: nothing, or the service did not say). */
+function takenText(promotion: HeldPromotion | undefined): string | null {
+  const taken = promotion?.takenBy;
+  if (promotion === undefined || taken === undefined || taken === null) return null;
+  const what = taken.kind === 'name' ? `the name ${promotion.name}` : `the source ${promotion.source ?? ''}`;
+  const by = taken.id === null ? 'a table you cannot see' : `table ${taken.id}`;
+  return `${what} it would take there is held by ${by}`;
+}
+
+/**
+ * For this project's table in another environment that the caller may promote: how a table gets there, and
+ * whether its promotion (`landing`: null where it lands, else what holds the name or source it takes) would.
+ */
+function promotionText(landing: string | null | undefined, tableId: string, env: string): string {
+  if (landing === undefined) return '';
+  if (landing === null) return movedByPromotion(tableId, env);
+  return `a table moves between environments by promotion, never by apply, and its promotion to ${env} would not land: ${landing}; `;
 }
 
 /** For this project's table in another environment that the caller may promote: how a table gets there. */

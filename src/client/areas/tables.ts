@@ -96,7 +96,13 @@ export interface TablesApi {
  * submission, so the service does not work out which submissions are stale (rows then carry no
  * `staleSubmission`; a service from before the parameter is asked again without it).
  */
-export type HeldOptions = CallOptions & { pageSize?: number; staleSubmission?: false };
+export type HeldOptions = CallOptions & {
+  pageSize?: number;
+  staleSubmission?: false;
+  /** Each row's `promotion` to this environment (what it would take there, and who holds it); a service from
+   * before it answers the rows without. */
+  promotedTo?: string;
+};
 
 /** A 400 `invalid_query` on `name`: a service from before `name` could be repeated. */
 function refusesRepeatedName(error: unknown): boolean {
@@ -132,31 +138,33 @@ function nameGroups(names: readonly string[]): string[][] {
 
 export function tablesApi(transport: Transport): TablesApi {
   /** Every page of a held-tables read of `environment` with `filter`'s parameters, and the first page's `left`. */
-  // Set once the service refused `staleSubmission` (from before it): not sent again.
-  let staleParamUnknown = false;
-  const heldPage = async (query: Record<string, QueryValue>, options: HeldOptions) => {
-    const { pageSize, staleSubmission, ...call } = options;
-    const send = (withoutStale: boolean) =>
-      transport.send<Schema<'HeldTablePage'>>({
+  // Set once the service refused `staleSubmission` or `promotedTo` (from before it): not sent again.
+  const unknownParams = new Set<string>();
+  const heldPage = async (
+    query: Record<string, QueryValue>,
+    options: HeldOptions,
+  ): Promise<Schema<'HeldTablePage'>> => {
+    const { pageSize, staleSubmission, promotedTo, ...call } = options;
+    const optional: Record<string, string> = {
+      ...(staleSubmission === false ? { staleSubmission: 'false' } : {}),
+      ...(promotedTo === undefined ? {} : { promotedTo }),
+    };
+    const sent = Object.fromEntries(Object.entries(optional).filter(([name]) => !unknownParams.has(name)));
+    try {
+      return await transport.send<Schema<'HeldTablePage'>>({
         method: 'GET',
         path: '/api/held-tables',
-        query: {
-          ...query,
-          limit: pageSize ?? 500,
-          ...(staleSubmission === false && !withoutStale ? { staleSubmission: 'false' } : {}),
-        },
+        query: { ...query, limit: pageSize ?? 500, ...sent },
         // Each table parsed alone as the page arrives, never the page's 1.5 MB as one string: a no-change plan
         // of 5,000 models peaked at 188-195 MiB with the pages read whole, 161-164 so (docs/bench.md).
         reader: () => arrayElementsReader<Schema<'HeldTablePage'>>('tables'),
         ...call,
       });
-    if (staleSubmission !== false || staleParamUnknown) return send(true);
-    try {
-      return await send(false);
     } catch (error) {
-      if (!refusesParameter(error, 'staleSubmission')) throw error;
-      staleParamUnknown = true;
-      return send(true);
+      const refused = Object.keys(sent).filter((name) => refusesParameter(error, name));
+      if (refused.length === 0) throw error;
+      for (const name of refused) unknownParams.add(name);
+      return heldPage(query, options);
     }
   };
   const heldPages = async (

@@ -6,6 +6,7 @@ import * as yaml from 'yaml';
 import { definitionSummary, parseArtifact } from '../../core/artifacts/index.js';
 import { closest } from '../../core/did-you-mean.js';
 import { promotedName } from '../../core/promoted-name.js';
+import { slugOf } from '../../core/table-slug.js';
 import { normaliseGateYaml, sameGateRules, unifiedDiff } from '../../core/gate-diff.js';
 import type { ArtifactColumn, DefinitionSummary } from '../../core/artifacts/index.js';
 import type { Caller } from '../auth/caller.js';
@@ -519,5 +520,92 @@ async function landingDiff(
       text: text(before),
     },
     { name: `${bundle.table.name}@${bundle.table.environmentLabel}`, text: text(after) },
+  );
+}
+
+/** Where a table's promotion to an environment would land, and who already holds that (Schema 'HeldPromotion'). */
+export interface PromotionTarget {
+  to: string;
+  name: string;
+  source: string | null;
+  takenBy: { kind: 'name' | 'source'; id: string | null } | null;
+}
+
+/**
+ * For each Mode A table of `tables` with a source, in another environment than `to`: the name and source its
+ * promotion to `to` would take (the name promotedName gives, the source on `to`'s first active connector, as
+ * targetConnector picks it) and the active table holding either, which landBundle's registration refuses (409).
+ * One statement for a page of tables. A holder outside the caller's environments is not identified.
+ */
+export async function promotionTargets(
+  q: Queryable,
+  caller: Caller,
+  to: string,
+  tables: ReadonlyArray<Pick<TableRow, 'id' | 'name' | 'mode' | 'source' | 'environmentLabel'>>,
+): Promise<Map<string, PromotionTarget>> {
+  const promoted = tables.filter(
+    (t) => t.mode === 'MODE_A' && t.source !== null && t.environmentLabel !== to,
+  );
+  if (promoted.length === 0) return new Map();
+  const [connector] = await q.query<{ warehouse_schema: string }>(
+    `SELECT warehouse_schema FROM gds.connectors WHERE workspace_id = $1 AND environment_label = $2
+        AND status = 'ACTIVE' ORDER BY created_at, id LIMIT 1`,
+    [caller.workspaceId, to],
+  );
+  const targets = promoted.map((table) => ({
+    id: table.id,
+    name: promotedName(table.name, table.environmentLabel, to),
+    source:
+      connector === undefined ? null : `${connector.warehouse_schema}.${splitSource(table.source ?? '')[1]}`,
+  }));
+  // Three lookups a page, each by its own index (a name, a slug, a source's object), not one lookup of either:
+  // an OR over them is no index condition, and a page of 500 read the workspace's every table 500 times.
+  const lookup = (condition: string, byName: boolean) =>
+    `SELECT wanted.i, held.id, held.environment_label, ${byName} AS by_name FROM wanted
+       CROSS JOIN LATERAL (SELECT id, environment_label FROM gds.tables
+                            WHERE workspace_id = $1 AND active AND ${condition} LIMIT 1) AS held`;
+  const held = await q.query<{ i: string; id: string; environment_label: string; by_name: boolean }>(
+    `WITH wanted AS (SELECT * FROM unnest($2::text[], $3::text[], $4::text[]) WITH ORDINALITY AS w(name, slug, source, i))
+     ${lookup(
+       `lower(name) = ANY(ARRAY[lower(wanted.name), normalize(lower(wanted.name), NFC), normalize(lower(wanted.name), NFD)])`,
+       true,
+     )}
+     UNION ALL ${lookup('slug = wanted.slug', true)}
+     UNION ALL ${lookup(
+       `mode = 'MODE_A' AND lower(split_part(source, '.', 2)) = lower(split_part(wanted.source, '.', 2)) AND source = wanted.source`,
+       false,
+     )}`,
+    [
+      caller.workspaceId,
+      targets.map((t) => t.name),
+      targets.map((t) => slugOf(t.name)),
+      targets.map((t) => t.source),
+    ],
+  );
+  // A name's holder first: what the registration's 409 names.
+  const takers = new Map<number, (typeof held)[number]>();
+  for (const row of held) {
+    const i = Number(row.i) - 1;
+    if (!takers.has(i) || (row.by_name && takers.get(i)?.by_name === false)) takers.set(i, row);
+  }
+  return new Map(
+    targets.map((target, i) => {
+      const taker = takers.get(i);
+      return [
+        target.id,
+        {
+          to,
+          name: target.name,
+          source: target.source,
+          takenBy:
+            taker === undefined
+              ? null
+              : {
+                  kind: taker.by_name ? 'name' : 'source',
+                  id: inEnvironmentScope(caller, taker.environment_label) ? taker.id : null,
+                },
+        },
+      ];
+    }),
   );
 }

@@ -7,7 +7,8 @@
 // tables waiting for review whether their submission's proof is stale.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Schema } from '../../contract/types.js';
-import { requireEnvironment, requirePerson } from '../certification/access.js';
+import { inEnvironmentScope, requireEnvironment, requirePerson } from '../certification/access.js';
+import { promotionTargets } from '../certification/promotion.js';
 import type { LiveContract } from '../certification/contracts.js';
 import { findContracts } from '../certification/contracts.js';
 import type { AppContext } from '../context.js';
@@ -59,6 +60,7 @@ export function heldTableRoutes(app: FastifyInstance, ctx: AppContext): void {
       'filePrefix',
       'name',
       'staleSubmission',
+      'promotedTo',
     ]);
     const environment = stringParam(request.query, 'environment');
     if (environment === undefined)
@@ -72,6 +74,10 @@ export function heldTableRoutes(app: FastifyInstance, ctx: AppContext): void {
     // false: the caller plans no submission (`gds plan` without --submit), so the query of which submissions
     // are stale, a good part of a page of many tables waiting for review, is not run. Default: run it.
     const withStale = booleanParam(request.query, 'staleSubmission', true);
+    // Where `gds plan` would propose promoting the tables: what each promotion would take there, and whether it
+    // is held, answered with the page rather than asked a name at a time. Only for an environment the caller
+    // may act in (a promotion's own first check).
+    const promotedTo = stringParam(request.query, 'promotedTo');
     const where = { workspaceId: caller.workspaceId, environment };
     const [{ tables: page, next }, left] = await Promise.all([
       environmentTablePage(ctx.db, {
@@ -84,7 +90,7 @@ export function heldTableRoutes(app: FastifyInstance, ctx: AppContext): void {
       filter === undefined || cursor !== undefined ? undefined : heldLeftOut(ctx.db, { ...where, filter }),
     ]);
     const ids = page.map(({ table }) => table.id);
-    const [gates, contracts, stale] = await Promise.all([
+    const [gates, contracts, stale, promotions] = await Promise.all([
       newestGate1s(
         ctx.db,
         page.map(({ table }) => table),
@@ -96,11 +102,20 @@ export function heldTableRoutes(app: FastifyInstance, ctx: AppContext): void {
             page.flatMap(({ table }) => (table.state === 'PENDING_REVIEW' ? [table.id] : [])),
           )
         : undefined,
+      promotedTo !== undefined && inEnvironmentScope(caller, promotedTo)
+        ? promotionTargets(
+            ctx.db,
+            caller,
+            promotedTo,
+            page.map(({ table }) => table),
+          )
+        : undefined,
     ]);
     const tables: Schema<'HeldTable'>[] = [];
     for (const { table, artifactFile } of page) {
       const gate1 = gates.get(table.id);
       const contract = contracts.get(table.id);
+      const promotion = promotions?.get(table.id);
       tables.push({
         id: table.id,
         name: table.name,
@@ -122,6 +137,7 @@ export function heldTableRoutes(app: FastifyInstance, ctx: AppContext): void {
         ...(stale !== undefined && table.state === 'PENDING_REVIEW'
           ? { staleSubmission: stale.has(table.id) }
           : {}),
+        ...(promotion === undefined ? {} : { promotion }),
       });
     }
     return {
