@@ -98,6 +98,21 @@ async function landed(send: () => Promise<PromotionResult | PromotionPreview>): 
         details: { status: 409, server: error.details },
       });
     }
+    // Its landing's name or source held by another table: the service says what frees it (not a push's advice).
+    const reason = (error instanceof ApiError ? (error.details as { reason?: unknown }) : undefined)?.reason;
+    if (
+      error instanceof ApiError &&
+      error.status === 409 &&
+      (error.code === 'name_conflict' || error.code === 'source_conflict') &&
+      typeof reason === 'string'
+    ) {
+      throw new CliError(error.message, {
+        exitCode: ExitCode.Conflict,
+        code: error.code,
+        suggestion: reason,
+        details: { status: 409, server: error.details },
+      });
+    }
     const advised =
       error instanceof ApiError ? (environmentAdvice(error) ?? foreignFlagAdvice(error)) : undefined;
     if (advised !== undefined) throw advised;

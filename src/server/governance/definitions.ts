@@ -469,7 +469,22 @@ async function findCollision(
   // keeps its table's environment): say so instead of suggesting a replacement the service would refuse. A
   // table the caller may not read is neither named nor identified.
   const other = row.by_name ? 'table name' : 'source';
-  if (!(await mayReadHolder(q, caller, row))) {
+  const visible = await mayReadHolder(q, caller, row);
+  if (promoted !== undefined) {
+    // A promotion's landing: neither a push's advice nor another promotion's, but what frees the landing.
+    const reason =
+      row.id === promoted
+        ? promotedOntoItselfReason(row, environmentLabel)
+        : promotionLandingReason(visible ? row : null, other, row.by_name ? name : source, environmentLabel);
+    return {
+      kind: row.by_name ? 'name' : 'source',
+      source,
+      ...(visible ? { existingId: row.id } : {}),
+      replaceable: false,
+      reason,
+    };
+  }
+  if (!visible) {
     return {
       kind: row.by_name ? 'name' : 'source',
       source,
@@ -486,10 +501,7 @@ async function findCollision(
       : row.environment_label !== environmentLabel
         ? {
             replaceable: false,
-            reason:
-              row.id === promoted
-                ? promotedOntoItselfReason(row, environmentLabel)
-                : await otherEnvironmentReason(q, caller, row, environmentLabel, other),
+            reason: await otherEnvironmentReason(q, caller, row, environmentLabel, other),
           }
         : { replaceable: true };
   return row.by_name
@@ -538,6 +550,29 @@ function hiddenHolderReason(other: string): string {
  */
 function promotedOntoItselfReason(holder: Holder, to: string): string {
   return `'${holder.name}' (${holder.id}), the table promoted, holds the source it would take in ${to} (${holder.source ?? ''}): ${to}'s connector reads its schema too, and a source is one table's per workspace. It cannot be promoted to ${to} while that connector reads its schema.`;
+}
+
+/**
+ * The reason of the 409 of a promotion to `to` whose landing takes a name or source (`other`, `value`) another
+ * table holds (`holder`; null when the caller may not read it): a promotion lands under the name and on the
+ * source it is given, so only freeing them lets it land; a --replace of the holder would put the promoted
+ * definition over an unrelated table.
+ */
+function promotionLandingReason(
+  holder: (Holder & { mode: string }) | null,
+  other: string,
+  value: string,
+  to: string,
+): string {
+  const takes = `the ${other} ${value} the promotion would take in ${to}`;
+  if (holder === null)
+    return `A table you cannot see holds ${takes}: ask its owner or a workspace admin to free it, then promote again.`;
+  const named = `'${holder.name}' (${holder.id}, ${holder.environment_label})`;
+  const free =
+    holder.mode === 'MODE_B'
+      ? 'a custody (Mode B) table: rename it through the service'
+      : `${other === 'source' ? 'point it at another source' : 'rename it'} (gds push --replace ${holder.id}) or delete it (gds delete ${holder.id})`;
+  return `${named} holds ${takes}, and a ${other} is one table's per workspace: to land the promotion there, free it first (${free}), then promote again.`;
 }
 
 /** What a 409 reads of the table holding a pushed name or source. */
