@@ -18,13 +18,12 @@ import { CLIENT_TOKEN_PREFIX } from './caller.js';
 import { ACCESS_TOKEN_TTL_MS } from './tokens.js';
 import { revokeIntegrationFamily } from './integration-tokens.js';
 import { maskToken } from './mask-token.js';
+import { isoOrNull } from '../db/timestamps.js';
 
 /** A row of `GET /api/integration/tokens` (and the revoked token's answer): the contract's type. */
 export type IntegrationTokenRow = Schema<'IntegrationTokenInfo'>;
 /** A row of `GET /api/cli/tokens`: the contract's type. */
 export type CliTokenRow = Schema<'CliTokenInfo'>;
-
-const iso = (value: Date | null) => (value === null ? null : new Date(value).toISOString());
 
 /**
  * Integration tokens the caller may see: an OWNER or ADMIN sees the workspace's in the environments they see
@@ -80,8 +79,8 @@ export async function listIntegrationTokens(
     userId: r.user_id,
     issuedBy: r.email,
     createdAt: new Date(r.created_at).toISOString(),
-    lastUsedAt: iso(r.last_used_at),
-    revokedAt: iso(r.revoked_at),
+    lastUsedAt: isoOrNull(r.last_used_at),
+    revokedAt: isoOrNull(r.revoked_at),
   }));
 }
 
@@ -180,8 +179,8 @@ export async function listCliTokens(
     issuedBy: r.email,
     token: r.token_hint ?? 'cli_…',
     createdAt: new Date(r.created_at).toISOString(),
-    lastUsedAt: iso(r.last_used_at),
-    revokedAt: iso(r.revoked_at),
+    lastUsedAt: isoOrNull(r.last_used_at),
+    revokedAt: isoOrNull(r.revoked_at),
   }));
 }
 

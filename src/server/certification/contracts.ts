@@ -1,6 +1,7 @@
 // The live semantic contract of a table (§2.6) and its immutable numbered versions (§9): one version
 // per certification, and a restore cuts a new forward version carrying an earlier one's fields.
 import type { Clock } from '../clock.js';
+import { isoOf, isoOrNull } from '../db/timestamps.js';
 import type { Queryable } from '../db/handle.js';
 import { copiedRows } from '../db/handle.js';
 import { notFound } from '../errors.js';
@@ -56,8 +57,6 @@ interface ContractRow {
   revision: number;
 }
 
-const iso = (value: Date | string) => new Date(value).toISOString();
-
 function toContract(row: ContractRow): LiveContract {
   return {
     id: row.id,
@@ -68,8 +67,8 @@ function toContract(row: ContractRow): LiveContract {
     grainType: row.grain_type,
     grainKeyColumns: row.grain_key_columns,
     meaning: row.meaning,
-    certifiedAt: row.certified_at ? iso(row.certified_at) : null,
-    updatedAt: iso(row.updated_at),
+    certifiedAt: isoOrNull(row.certified_at),
+    updatedAt: isoOf(row.updated_at),
     revision: Number(row.revision),
   };
 }
@@ -133,7 +132,7 @@ export async function liveContract(
       newId('ctr'),
       table.grain ?? '',
       JSON.stringify(table.grainKeyColumns ?? []),
-      iso(new Date(clock())),
+      isoOf(new Date(clock())),
     ],
   );
   const [row] = await q.query<ContractRow>('SELECT * FROM gds.contracts WHERE table_id = $1 FOR UPDATE', [
@@ -201,7 +200,7 @@ export async function updateContract(
       fields.grainType,
       JSON.stringify(fields.grainKeyColumns),
       fields.meaning,
-      iso(new Date(clock())),
+      isoOf(new Date(clock())),
       actor,
       certifiedAt ?? null,
     ],
@@ -235,7 +234,7 @@ function toVersion(row: VersionRow): ContractVersion {
     version: row.version,
     kind: row.kind,
     environmentLabel: row.environment_label,
-    certifiedAt: iso(row.certified_at),
+    certifiedAt: isoOf(row.certified_at),
     certifiedBy: row.certified_by,
     ...(row.certified_by_email === undefined ? {} : { certifiedByEmail: row.certified_by_email }),
     grain: row.contract.grain,

@@ -3,6 +3,7 @@
 import type { LiveContract, ContractVersion } from '../certification/contracts.js';
 import { findContract, listVersions } from '../certification/contracts.js';
 import type { Db } from '../db/handle.js';
+import { isoOf, isoOrNull } from '../db/timestamps.js';
 import type { Certification } from '../governance/status.js';
 import { latestCertification } from '../governance/status.js';
 import type { RecertificationRequest } from '../governance/recertification-requests.js';
@@ -86,8 +87,6 @@ export interface TablePage {
   proofs: RecentProof[];
   audit: TableAuditEntry[];
 }
-
-const iso = (value: Date | string | null) => (value === null ? null : new Date(value).toISOString());
 
 /** The signed-in person as the page header shows them; null when the membership is no longer active. */
 export async function loadViewer(db: Db, userId: string, workspaceId: string): Promise<Viewer | null> {
@@ -238,8 +237,8 @@ async function recentJobs(db: Db, table: TableRow): Promise<RecentJob[]> {
       type: row.type,
       gate: GATE_OF[row.type],
       status: row.status,
-      createdAt: iso(row.created_at) ?? '',
-      finishedAt: iso(row.finished_at),
+      createdAt: isoOf(row.created_at),
+      finishedAt: isoOrNull(row.finished_at),
       passed: typeof passed === 'boolean' ? passed : null,
       error: row.error && typeof row.error.message === 'string' ? row.error.message : null,
     };
@@ -274,7 +273,7 @@ async function recentProofs(db: Db, tableId: string): Promise<RecentProof[]> {
       `definition ${row.definition_version}, gate1 ${row.gate1_version}, data ${row.data_version}` +
       (row.contract_version === null ? '' : `, contract ${row.contract_version}`),
     createdBy: row.created_by,
-    createdAt: iso(row.created_at) ?? '',
+    createdAt: isoOf(row.created_at),
   }));
 }
 
@@ -299,7 +298,7 @@ async function tableAudit(db: Db, table: TableRow): Promise<TableAuditEntry[]> {
     user: row.user_id,
     environmentLabel: row.environment_label,
     gateMode: row.gate_mode,
-    createdAt: iso(row.created_at) ?? '',
+    createdAt: isoOf(row.created_at),
   }));
 }
 

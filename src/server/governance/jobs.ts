@@ -11,6 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Clock } from '../clock.js';
+import { isoOf, isoOrNull } from '../db/timestamps.js';
 import type { Db, Queryable } from '../db/handle.js';
 import { newId } from '../ids.js';
 
@@ -74,8 +75,6 @@ interface JobRowDb {
   attempts?: number;
 }
 
-const iso = (value: Date | string | null) => (value === null ? null : new Date(value).toISOString());
-
 function toJob(row: JobRowDb): Job {
   return {
     id: row.id,
@@ -86,9 +85,9 @@ function toJob(row: JobRowDb): Job {
     params: row.params,
     createdBy: row.created_by,
     ...(row.created_by_email === undefined ? {} : { createdByEmail: row.created_by_email }),
-    createdAt: iso(row.created_at) ?? '',
-    startedAt: iso(row.started_at),
-    finishedAt: iso(row.finished_at),
+    createdAt: isoOf(row.created_at),
+    startedAt: isoOrNull(row.started_at),
+    finishedAt: isoOrNull(row.finished_at),
     result: row.result,
     error: row.error,
     ...(row.claimed_by === undefined ? {} : { claimedBy: row.claimed_by }),

@@ -10,6 +10,7 @@ import { requireEnvironment } from '../certification/access.js';
 import type { Clock } from '../clock.js';
 import type { Db, Queryable } from '../db/handle.js';
 import { WhereClause } from '../db/where.js';
+import { isoOrNull } from '../db/timestamps.js';
 import { badRequest, forbidden, notFound } from '../errors.js';
 import { checkTextLength } from '../input-rule.js';
 import { roleAtLeast } from '../../core/scopes.js';
@@ -86,8 +87,6 @@ const SELECT_KEYED = SELECT.replace(
   `, to_char(r.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_key
   FROM gds.recertification_requests`,
 );
-
-const isoOrNull = (value: Date | string | null) => (value === null ? null : new Date(value).toISOString());
 
 function toRequest(
   row: Row,
