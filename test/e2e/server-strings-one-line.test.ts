@@ -433,3 +433,19 @@ describe.each([
     expect(r.stderr).toMatch(/^Recertification request \S+ Forged: CERTIFIED filed\.$/m);
   });
 });
+
+// Very last: a submission of a CERTIFIED table withdraws its certified view, and the table is certified no more.
+describe('the certified view gate submit withdrew', () => {
+  it("holds the view's name on the line of the warning", async () => {
+    tail = forged('\n');
+    const customers = server.table('customers').id;
+    const r = await gds(['gate', 'submit', customers]);
+    expect(forgedLines(r)).toEqual([]);
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `^Warning: ${customers} was CERTIFIED: its certified view \\S+ Forged: CERTIFIED is withdrawn`,
+        'm',
+      ),
+    );
+  });
+});
