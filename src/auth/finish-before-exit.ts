@@ -30,8 +30,11 @@ type SaveCut = (signal: NodeJS.Signals) => void;
 
 /** What finishBeforeExit says, before gds exits by a held signal, of the work it held the signal for. */
 export interface HeldWorkSay<T> {
-  /** What `work` failed with (that failure is the interruption's message). */
-  failure?: (error: unknown) => void;
+  /**
+   * What `work` failed with (that failure is the interruption's message). Returns the exit code gds then ends with
+   * when the failure is none of the signal's doing (a refusal of the service): else the signal's (130, 143).
+   */
+  failure?: (error: unknown) => number | undefined | void;
   /** `work` had not said it was saving when the wait ended: its request was still out, its answer unknown. */
   unanswered?: (signal: NodeJS.Signals) => void;
   /**
@@ -75,6 +78,8 @@ export async function finishBeforeExit<T>(
   let settled = false;
   // The exit is under way (waiting for `say.written`): nothing more is said, and it happens once.
   let exiting = false;
+  // The exit code of a failure of `work` that is none of the signal's doing (HeldWorkSay.failure).
+  let failureExit: number | undefined;
   const interrupted = new AbortController();
 
   const restore = () => {
@@ -103,7 +108,7 @@ export async function finishBeforeExit<T>(
     // "Interrupted" again), an outcome stands (an "Interrupted." error after it would deny it).
     const exit = () => {
       if (signal === 'SIGINT' && !said && process.listenerCount(signal) > 0) process.emit(signal, signal);
-      process.exit(EXIT_CODES[signal]);
+      process.exit(failureExit ?? EXIT_CODES[signal]);
     };
     if (say.written === undefined) exit();
     else void say.written().then(exit, exit);
@@ -139,7 +144,7 @@ export async function finishBeforeExit<T>(
   } catch (error) {
     settled = true;
     if (caught !== undefined && say.failure !== undefined && !exiting) {
-      say.failure(error);
+      failureExit = say.failure(error) ?? undefined;
       said = true;
     }
     throw error;

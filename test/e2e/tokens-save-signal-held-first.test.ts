@@ -5,7 +5,6 @@
 // a save waits without a held signal (within the held signal's bound), and saves; gds then exits by the signal. A
 // real gds process (from its sources), its service answering only once gds said it holds the signal, the config's
 // lock held by the test until gds says it waits for it.
-import { createServer } from 'node:http';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +13,7 @@ import { loadConfig } from '../../src/auth/config.js';
 import { startGdsFromSources } from '../helpers/gds-from-sources.js';
 import { holdConfigLock } from '../helpers/held-profile-lock.js';
 import { integrationAnswers } from '../helpers/integration-answers.js';
+import { serviceAnsweringWhenTold } from '../helpers/service-answering-when-told.js';
 
 const { tokens } = integrationAnswers('tok_heldFirst42');
 
@@ -23,38 +23,13 @@ afterEach(async () => {
   cleanup = [];
 });
 
-/** A service that answers `body` to the first request only once `answer()` is called; `asked` settles at it. */
-async function serviceAnsweringWhenTold(body: unknown) {
-  let asked!: () => void;
-  const requested = new Promise<void>((resolve) => (asked = resolve));
-  let answer!: () => void;
-  const answered = new Promise<void>((resolve) => (answer = resolve));
-  const server = createServer((request, response) => {
-    request.resume();
-    request.on('end', () => {
-      asked();
-      void answered.then(() =>
-        response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body)),
-      );
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  cleanup.push(async () => {
-    answer();
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  });
-  return { url: `http://127.0.0.1:${port}`, requested, answer };
-}
-
 describe.each(['SIGINT', 'SIGTERM'] as const)('%s held before the save starts', (signal) => {
   it('the config file locked a moment by another gds: the save waits for it, saves, and gds exits by the signal', async () => {
     const env = {
       GDS_CONFIG_DIR: join(await mkdtemp(join(tmpdir(), 'gds-held-first-')), 'gds'),
       GDS_SECRET_STORAGE: 'file',
     };
-    const service = await serviceAnsweringWhenTold({ tokens });
+    const service = await serviceAnsweringWhenTold({ tokens }, cleanup);
     const gds = startGdsFromSources(
       [
         'tokens',

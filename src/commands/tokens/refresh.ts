@@ -11,8 +11,9 @@ import { integrationClaims } from '../../core/jwt-claims.js';
 import type { TokenBundle } from '../../contract/types.js';
 import { refreshToken } from '../../services/tokens.js';
 import { readTextInput } from '../../io/input.js';
-import { CliError, ExitCode } from '../../core/errors.js';
+import { CliError, ExitCode, restated } from '../../core/errors.js';
 import { redactError } from '../../cli/secrets.js';
+import { toCliError } from '../../cli/errors.js';
 import { addRunSecret } from '../../core/redact.js';
 import { finishBeforeExit } from '../../auth/finish-before-exit.js';
 import type { SavedIntegration } from '../../auth/integration-profile.js';
@@ -57,7 +58,9 @@ export default class TokensRefresh extends ApiCommand<typeof TokensRefresh> {
           base: session.baseUrl,
         }),
         { authenticated: false },
-      );
+      ).catch((error: unknown) => {
+        throw refusedRefresh(error);
+      });
     const saveTo = this.flags['save-profile'];
     if (saveTo !== undefined) {
       const saved = await saveIntegrationTokens(
@@ -99,6 +102,13 @@ export default class TokensRefresh extends ApiCommand<typeof TokensRefresh> {
       undefined,
       {
         unanswered: (signal) => this.out.error(redactError(requestUnanswered(signal, {}), this.argv)),
+        // The service's answer, not the signal, ended the refresh (a refusal): said as without the signal, with its
+        // exit code.
+        failure: (error) => {
+          const failure = toCliError(error, 'See `gds tokens refresh --help`.');
+          this.out.error(redactError(failure, this.argv));
+          return failure.code === 'interrupted' ? undefined : failure.exitCode;
+        },
         done: (_, signal) => this.sayInterruptedAfter(signal, 'the new tokens were shown'),
         written: () => this.out.flush(),
       },
@@ -154,4 +164,19 @@ export default class TokensRefresh extends ApiCommand<typeof TokensRefresh> {
     addRunSecret(text);
     return text;
   }
+}
+
+/**
+ * The service refused the refresh token (401: invalid, expired, or used already), which the service's words alone
+ * leave without a next step: said with what to do.
+ */
+function refusedRefresh(error: unknown): unknown {
+  if (!(error instanceof CliError) || error.exitCode !== ExitCode.Unauthenticated) return error;
+  if (error.given.suggestion !== undefined) return error;
+  return restated(error, {
+    suggestion:
+      'A refresh token works once, until it expires: keep the new one each refresh returns. To go on, issue a ' +
+      'new token: gds tokens issue --name <name> --env <env> --scope <scope> (end the old one with gds tokens ' +
+      'revoke <id>).',
+  });
 }

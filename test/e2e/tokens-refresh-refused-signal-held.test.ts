@@ -1,0 +1,62 @@
+// `gds tokens refresh` (no --save-profile) holds a Ctrl-C or SIGTERM while its request is out: the new tokens would
+// exist nowhere else. When the service then refused the refresh token (401), gds said only "Interrupted." (or
+// nothing, for SIGTERM) and exited 130 or 143: what the service said, and what to do, were lost. The refusal is now
+// said as without the signal, and gds exits with its code. A real gds process (from its sources); the service here
+// answers 401 only once gds's debug log says it holds the signal.
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startGdsFromSources } from '../helpers/gds-from-sources.js';
+import { serviceAnsweringWhenTold } from '../helpers/service-answering-when-told.js';
+
+let cleanup: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const step of cleanup.reverse()) await step();
+  cleanup = [];
+});
+
+const refusal = {
+  error: { code: 'invalid_refresh_token', message: 'The refresh token is expired or revoked.' },
+};
+const args = ['tokens', 'refresh', '--refresh-token', 'tok_refused42.refusedRefreshSecret42', '--json'];
+
+/** gds's error records on stderr (GDS_DEBUG's lines aside). */
+const errors = (stderr: string) =>
+  stderr
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as { error?: Record<string, unknown> })
+    .flatMap((line) => (line.error === undefined ? [] : [line.error]));
+
+/** Runs the refresh against a service refusing it; `signal`, when given, sent once the request is out. */
+async function refused(signal?: NodeJS.Signals) {
+  const service = await serviceAnsweringWhenTold(refusal, cleanup, 401);
+  const env = { GDS_CONFIG_DIR: join(await mkdtemp(join(tmpdir(), 'gds-refused-held-')), 'gds') };
+  const gds = startGdsFromSources(args, { ...env, SERVICE_API_URL: service.url });
+  await service.requested;
+  if (signal !== undefined) {
+    gds.child.kill(signal);
+    await gds.said(`${signal} held`);
+  }
+  service.answer();
+  return gds.result;
+}
+
+describe.each(['SIGINT', 'SIGTERM'] as const)(
+  '%s held while tokens refresh waits for a refusal',
+  (signal) => {
+    it('the refusal is said as without the signal, and gds exits with its code', async () => {
+      const plain = await refused();
+      const held = await refused(signal);
+
+      expect(plain.code).not.toBe(0);
+      expect(held.code, held.stderr).toBe(plain.code);
+      expect(held.stdout).toBe('');
+      expect(errors(held.stderr)).toEqual(errors(plain.stderr));
+      expect(errors(held.stderr)).toHaveLength(1);
+      expect(String(errors(held.stderr)[0]?.message)).toContain('The refresh token is expired or revoked.');
+      expect(errors(held.stderr)[0]?.suggestion).toBeTruthy();
+    }, 120_000);
+  },
+);
