@@ -447,7 +447,7 @@ export async function upgradeZonelessViews(
   if (task === undefined) return [];
   const upgraded: string[] = [];
   let left = false;
-  for (const { id } of await zonelessViews(db)) {
+  for (const { id, table, name: viewName, version } of await zonelessViews(db)) {
     try {
       const name = await db.transaction(async (tx) => {
         await tx.query(`SET LOCAL lock_timeout = ${lockTimeoutMs}`);
@@ -474,14 +474,47 @@ export async function upgradeZonelessViews(
       });
       if (name !== null) upgraded.push(name);
     } catch (error) {
-      left = true;
+      if (mayPassLater(error)) {
+        left = true;
+        warn(
+          `certified view of table ${id}: not republished to read timestamps written without a zone at UTC (${(error as Error).message}); it reads them in its reader's zone until the next start or certification`,
+        );
+        continue;
+      }
+      // PostgreSQL refuses to replace it (its columns' types changed by hand, say): no later start would do
+      // better, so it is given up, said and audited, and does not keep the task (a scan of every certified view
+      // at each start) alive. Its next certification publishes it in today's form.
       warn(
-        `certified view of table ${id}: not republished to read timestamps written without a zone at UTC (${(error as Error).message}); it reads them in its reader's zone until the next start or certification`,
+        `certified view ${viewName} of table ${id}: given up, PostgreSQL will not replace it (${(error as Error).message}); it reads timestamps written without a zone in its reader's zone until the table is certified again, and later starts no longer try`,
       );
+      await recordAudits(db, clock, [
+        {
+          workspaceId: table.workspaceId,
+          userId: null,
+          tableId: id,
+          action: 'CERTIFIED_VIEW_REPUBLISH_GIVEN_UP',
+          resource: 'certified_view',
+          environmentLabel: table.environmentLabel,
+          details: { view: viewName, version, via: 'start-up', error: (error as Error).message },
+        },
+      ]);
     }
   }
   if (!left) await db.query(`DELETE FROM gds.start_up_tasks WHERE name = '${ZONELESS_VIEWS_TASK}'`);
   return upgraded;
+}
+
+/**
+ * Whether a failed replacement may pass at a later start: a lock not granted in time (a long read of the view),
+ * a cancelled statement, a deadlock or serialization failure, a lost connection, or an error with no SQLSTATE.
+ * Any other is PostgreSQL refusing the replacement itself.
+ */
+function mayPassLater(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return true;
+  return (
+    ['55P03', '57014', '40P01', '40001'].includes(code) || code.startsWith('08') || code.startsWith('57P')
+  );
 }
 
 /** The row of gds.start_up_tasks that stays while a certified view of the old form may be left. */

@@ -153,6 +153,45 @@ describe.each(ENGINES)(
       }
     });
 
+    it(
+      'a view PostgreSQL will not replace is given up, named on a line and audited, and the task ends',
+      needs(engine.skip),
+      async () => {
+        // The old form, its column made a timestamp without a zone by hand: today's form (timestamptz) cannot
+        // replace it in place.
+        await opened().exec(
+          `DROP VIEW IF EXISTS public.contacts_seen;
+           DROP VIEW ${quoted()};
+           CREATE VIEW ${quoted()} AS SELECT id, (data->>'seen_at')::timestamp AS seen_at
+             FROM gds.records WHERE table_id = '${contacts.id}';
+           INSERT INTO gds.start_up_tasks (name) VALUES ('zoneless_certified_views') ON CONFLICT DO NOTHING;`,
+        );
+        try {
+          const warnings: string[] = [];
+          expect(await upgradeZonelessViews(opened(), clock, 5_000, (line) => warnings.push(line))).toEqual(
+            [],
+          );
+          expect(warnings).toEqual([
+            expect.stringContaining(`certified view ${view} of table ${contacts.id}: given up`),
+          ]);
+          const [audit] = await opened().query<{ details: Record<string, unknown> }>(
+            `SELECT details FROM gds.audit_log WHERE table_id = $1 AND action = 'CERTIFIED_VIEW_REPUBLISH_GIVEN_UP'`,
+            [contacts.id],
+          );
+          expect(audit?.details).toMatchObject({ view, via: 'start-up' });
+          // The task ended: the next start reads its row only, and finds none.
+          expect(await opened().query(`SELECT name FROM gds.start_up_tasks`)).toEqual([]);
+          const { db, statements } = counted(opened());
+          expect(await upgradeZonelessViews(db, clock)).toEqual([]);
+          expect(statements).toHaveLength(1);
+        } finally {
+          // Today's form again, for the tests after this one.
+          await opened().exec(`DROP VIEW ${quoted()}`);
+          view = await opened().transaction((tx) => publishCertifiedView(tx, contacts));
+        }
+      },
+    );
+
     // PGlite has one connection: no other session can hold the view there.
     if (engine.postgres)
       it(
