@@ -498,10 +498,13 @@ export class Output {
     if (error.suggestionLines !== undefined) this.infoLines(error.suggestionLines);
   }
 
-  /** Ctrl-C: stop any spinner and give the terminal its cursor back before the process exits. */
+  /**
+   * Ctrl-C: stop any spinner and give the terminal its cursor back before the process exits. Not under --json: no
+   * spinner hid it, and stderr holds JSON lines only.
+   */
   interrupted(): void {
     this.stopSpinner();
-    if (this.stderr.isTTY === true) this.stderr.write(`${showCursor}\n`);
+    if (this.stderr.isTTY === true && !this.json) this.stderr.write(`${showCursor}\n`);
   }
 
   private stopSpinner(): void {
