@@ -65,8 +65,9 @@ nodeModule.enableCompileCache?.();
  * cache holds only the code that compiles before the bundle runs, this one every function the command ran,
  * as the executable's trained caches do. One cache per first word (`list`, `gate`, `help` for a help page): a
  * line of that word compiles only what its cache lacks. A cache that is missing, or that V8 refuses (other
- * Node or V8 flags), is written as the process exits, atomically and 0600; not after a usage error (exit 2: a
- * word that names no command, a flag that is none), so that a mistyped word leaves no file. What it buys:
+ * Node or V8 flags), is written as the process exits, atomically and 0600; not after a usage error (a word
+ * that names no command, a flag that is none: exit 2, or 1 under plan --detailed-exitcode, as the bundle says
+ * through usageErrorEnded), so that a mistyped word leaves no file. What it buys:
  * `list --json` 62.9 -> 50.9 ms, 63.8 -> 52.4 ms of CPU (21 rounds paired, idle emulated; docs/bench.md).
  * With Node's compile cache off, Node runs the bundle itself.
  */
@@ -99,10 +100,8 @@ function runBundle(bundle) {
     importModuleDynamically,
   });
   if (cachedData === undefined || script.cachedDataRejected === true) {
-    // A usage error's exit: 2, but 1 under --detailed-exitcode (whose 2 means changes, a run to keep a cache of).
-    const usageExit = detailedExitcode(argv) ? 1 : 2;
-    process.once('exit', (code) => {
-      if (code === usageExit) return;
+    process.once('exit', () => {
+      if (module.exports.usageErrorEnded?.() !== false) return;
       const written = `${cacheFile}.${process.pid}`;
       try {
         // V8 takes a cache only under the flags it was made with: those the run set go back first.

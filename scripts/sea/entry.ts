@@ -100,5 +100,7 @@ else if (process.env.GDS_TEST_KEYRING_PROBE === '1') void probeKeyring();
 else void main(process.argv.slice(2), root, { bundle: { pjson, prepare } });
 
 // For the npm package's bin/run.js, which writes the bundle's code cache as the process exits: V8's flags a
-// command set (a plan's young generation held) go back first, so that the next run's V8 takes the cache.
+// command set (a plan's young generation held) go back first, so that the next run's V8 takes the cache; and
+// none is written after a usage error, whatever its exit code.
 export { restoreV8Flags } from '../../src/io/young-generation.js';
+export { usageErrorEnded } from '../../src/cli/usage-ending.js';

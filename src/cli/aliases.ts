@@ -11,6 +11,8 @@
 import { readSettings } from './settings.js';
 import { ALIAS_NAME, flagAskedFor, RESERVED_WORDS, reservedWords } from './command-route.js';
 import { CliError, ExitCode } from '../core/errors.js';
+import { withExitCode } from './errors.js';
+import { noteFailure } from './usage-ending.js';
 import { quotedEcho } from '../core/echo.js';
 
 /**
@@ -71,15 +73,18 @@ export function expandAlias(
   );
   if (highest > args.length) {
     const placeholders = Array.from({ length: highest }, (_, i) => `<$${i + 1}>`).join(' ');
-    throw new CliError(
-      `The alias ${name} needs ${highest} argument${highest === 1 ? '' : 's'}, and got ${args.length}.`,
-      {
-        // plan --detailed-exitcode ends every failure with 1, a usage error included: its 2 means changes.
-        exitCode: runsDetailedPlan(words) ? ExitCode.Failure : ExitCode.Usage,
-        code: 'alias_arguments_missing',
-        suggestion: `Run: gds ${name} ${placeholders}  (it stands for: gds ${expansion})`,
-      },
+    const failure = noteFailure(
+      new CliError(
+        `The alias ${name} needs ${highest} argument${highest === 1 ? '' : 's'}, and got ${args.length}.`,
+        {
+          exitCode: ExitCode.Usage,
+          code: 'alias_arguments_missing',
+          suggestion: `Run: gds ${name} ${placeholders}  (it stands for: gds ${expansion})`,
+        },
+      ),
     );
+    // plan --detailed-exitcode ends every failure with 1, a usage error included: its 2 means changes.
+    throw runsDetailedPlan(words) ? withExitCode(failure, ExitCode.Failure) : failure;
   }
   return { kind: 'command', argv: [...words, ...args.slice(highest)] };
 }

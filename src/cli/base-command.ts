@@ -35,6 +35,7 @@ import { flagMeant } from './command-route.js';
 import { GLOBAL_FLAGS } from './global-flags.js';
 import { JSON_FIELDS } from './json-fields.js';
 import { pasteCommand } from './paste-command.js';
+import { noteFailure } from './usage-ending.js';
 import { checkJq } from './jq.js';
 import { exitInterrupted, jsonRequested, Output, shapingRequested } from './output.js';
 import { redactError } from './secrets.js';
@@ -130,7 +131,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       await this.out?.flush();
     } catch (failure) {
       if (pagerClosed(failure)) return super.finally(error);
-      const cliError = this.endingFailure(toCliError(failure, 'See `gds --help`.'));
+      const cliError = this.endingFailure(noteFailure(toCliError(failure, 'See `gds --help`.')));
       // A command that failed has said so (catch): its failure stands, and what went wrong writing the records
       // it wrote before is a warning, never a second error line.
       if (error !== undefined && !isOclifExit(error)) this.out.warn(redactError(cliError, this.argv).message);
@@ -149,10 +150,12 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     if (isOclifExit(error)) throw error;
     if (pagerClosed(error)) this.exit(ExitCode.Ok);
     const failure = this.endingFailure(
-      toCliError(error, `See \`${this.config.bin} ${this.commandWords()} --help\`.`, {
-        flagNames: Object.keys({ ...this.ctor.baseFlags, ...this.ctor.flags }),
-        argv: this.argv,
-      }),
+      noteFailure(
+        toCliError(error, `See \`${this.config.bin} ${this.commandWords()} --help\`.`, {
+          flagNames: Object.keys({ ...this.ctor.baseFlags, ...this.ctor.flags }),
+          argv: this.argv,
+        }),
+      ),
     );
     (this.out ?? new Output({ json: jsonRequested(this.argv) || shapingRequested(this.argv) })).error(
       redactError(failure, this.argv),

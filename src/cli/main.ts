@@ -11,6 +11,7 @@ import { CliError, ExitCode } from '../core/errors.js';
 import { commandSuggestion, toCliError, unknownCommandWords, withExitCode } from './errors.js';
 import { colorEnabled, forcedTerminal, jsonRequested, Output, shapingRequested } from './output.js';
 import { startRunSecrets } from '../core/redact.js';
+import { noteFailure } from './usage-ending.js';
 import {
   redactError,
   redactStandardError,
@@ -246,6 +247,7 @@ function exitAfter(
   } else {
     failure = toCliError(error, 'See `gds --help`.', { argv });
   }
+  noteFailure(failure);
   // No command ran (`gds pln --dbt . --detailed-exitcode`): under plan's --detailed-exitcode a usage error
   // ends with 1 as plan's own do, never with 2, which says a table would change.
   if (failure.exitCode === ExitCode.Usage && flagMeant(argv, 'detailed-exitcode'))

@@ -186,6 +186,21 @@ describe('the npm package with its bundle', () => {
     // Under --detailed-exitcode a usage error ends with 1 (its 2 means changes), and leaves no cache either.
     expect((await fromPackage(['lsit', '--detailed-exitcode'], env)).code).toBe(1);
     expect((await fromPackage(['gate', '--help'], env)).code).toBe(0);
+    // So does a mistyped word or flag the error says meant --detailed-exitcode, and a usage error of an alias of
+    // plan --detailed-exitcode: no cache of a word that names no command, nor of a run that stopped at its flags.
+    expect((await fromPackage(['alias', 'set', 'pd', 'plan --detailed-exitcode'], env)).code).toBe(0);
+    for (const args of [
+      ['lsit', '--Detailed-exitcode'],
+      ['pln', '--detail'],
+      ['plan', '--detailed-exitcod'],
+      ['pd', '--nope'],
+    ])
+      expect((await fromPackage(args, env)).code, args.join(' ')).toBe(1);
+    expect((await caches()).toSorted()).toEqual([
+      `gds-bundle-${length}-alias.cache`,
+      `gds-bundle-${length}-help.cache`,
+      `gds-bundle-${length}-list.cache`,
+    ]);
     // plan and apply keep one too, made under the V8 flags their runs start with (a plan sets some as it reads
     // the project): the next plan reads it, so it is not written anew.
     const dbt = join(dir, 'dbt');
@@ -202,6 +217,7 @@ describe('the npm package with its bundle', () => {
     const apply = await fromPackage(['apply', ...project, '--yes'], env);
     expect([plan.code, apply.code], plan.stderr + apply.stderr).toEqual([0, 0]);
     expect((await caches()).toSorted()).toEqual([
+      `gds-bundle-${length}-alias.cache`,
       `gds-bundle-${length}-apply.cache`,
       `gds-bundle-${length}-help.cache`,
       `gds-bundle-${length}-list.cache`,
@@ -216,7 +232,7 @@ describe('the npm package with its bundle', () => {
     // Off with Node's compile cache.
     const off = await fromPackage(['auth', 'status'], { ...env, NODE_DISABLE_COMPILE_CACHE: '1' });
     expect(off.code, off.stderr).toBe(0);
-    expect(await caches()).toHaveLength(4);
+    expect(await caches()).toHaveLength(5);
   });
 
   it('loads PostgreSQL’s parser from node_modules for a predicate that needs it, and only then', async () => {
