@@ -187,6 +187,11 @@ async function rowIdListing(
       decodeRecordsCursor(options.cursor),
     );
     if (match === null) throw notACursor();
+    next = match[2] ?? '';
+    running = match[3] === '' || match[3] === undefined ? [] : match[3].split(',');
+    // The transaction ids are 32-bit, as the listing's start writes them: a longer one was the database's
+    // 22003 on PGlite (400 invalid_input), and was read as another transaction on PostgreSQL.
+    if (![next, ...running].every(isXid32)) throw notACursor();
     if (match[1] !== filenode) {
       throw new HttpError(
         409,
@@ -195,8 +200,6 @@ async function rowIdListing(
         { parameter: 'cursor' },
       );
     }
-    next = match[2] ?? '';
-    running = match[3] === '' || match[3] === undefined ? [] : match[3].split(',');
     after = match[4];
   } else {
     // Row versions carry 32-bit transaction ids; the snapshot gives 64-bit ones. Many transactions running at
@@ -339,6 +342,9 @@ async function pageOf<T extends { key: string }>(
   const total = more ? await countOf(q, sql.from, filter, sql.params) : served.length;
   return { rows: served, total, nextCursor };
 }
+
+/** A transaction id as a row version holds it: 32 bits. */
+const isXid32 = (digits: string) => digits.length <= 10 && Number(digits) <= 0xffff_ffff;
 
 /** A value not of its type (22P02), out of its range (22003) or a date or time it cannot read (22007, 22008). */
 const KEY_TYPE_SQLSTATES = new Set<unknown>(['22P02', '22003', '22007', '22008']);
