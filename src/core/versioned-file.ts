@@ -2,6 +2,7 @@
 // version this gds writes. A file a newer gds wrote is refused with the upgrade as its fix; anything else
 // wrong is the file's own `damaged` error, which says how to repair that file.
 import { CliError, ExitCode } from './errors.js';
+import { jsonErrorPlace } from './json-error-place.js';
 
 export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -13,11 +14,12 @@ export function versionedObject(
   file: { kind: 'config' | 'settings'; version: number; damaged: (path: string, reason: string) => CliError },
 ): Record<string, unknown> {
   let value: unknown;
+  // The byte order mark an editor may save UTF-8 with (Windows' Notepad) is no damage.
+  const json = text.startsWith('\uFEFF') ? text.slice(1) : text;
   try {
-    // The byte order mark an editor may save UTF-8 with (Windows' Notepad) is no damage.
-    value = JSON.parse(text.startsWith('\uFEFF') ? text.slice(1) : text);
+    value = JSON.parse(json);
   } catch (error) {
-    throw file.damaged(path, `it is not valid JSON (${withoutFileText((error as Error).message)})`);
+    throw file.damaged(path, `it is not valid JSON (${jsonError((error as Error).message, json)})`);
   }
   if (!isObject(value)) throw file.damaged(path, 'it is not a JSON object');
   if (typeof value.version === 'number' && value.version > file.version) {
@@ -33,8 +35,12 @@ export function versionedObject(
 
 /**
  * V8's JSON error without the file's text it quotes around an unexpected token (`Unexpected token 'c',
- * ..."{"token": cli_SECRET"... is not valid JSON`): a config file's text may be a token.
+ * ..."{"token": cli_SECRET"... is not valid JSON`): a config file's text may be a token. Where V8 says no
+ * place (an unexpected token, the end of the text), the line and column of the error are added.
  */
-function withoutFileText(message: string): string {
-  return message.replace(/, (?:\.\.\.)?".*"(?:\.\.\.)? is not valid JSON$/su, '');
+function jsonError(message: string, text: string): string {
+  const reason = message.replace(/, (?:\.\.\.)?".*"(?:\.\.\.)? is not valid JSON$/su, '');
+  if (/\(line \d+ column \d+\)$/.test(reason)) return reason;
+  const { line, column } = jsonErrorPlace(text);
+  return `${reason} at line ${line} column ${column}`;
 }

@@ -104,7 +104,7 @@ describe('damaged files: a clear error naming the file, exit 2', () => {
     [
       'a token not in quotes',
       '{"version":1,"profiles":{"a":{"kind":"static","base":"https://a","token": cli_SECRETsecret0123456789}}}',
-      /is not valid JSON \(Unexpected token 'c'\)\.$/,
+      /is not valid JSON \(Unexpected token 'c' at line 1 column 75\)\.$/,
     ],
     ['not an object', '[1,2]', /is not a JSON object/],
     ['no profiles', '{"version":1}', /"profiles" is not an object/],

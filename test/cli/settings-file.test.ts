@@ -43,7 +43,19 @@ describe('a damaged settings.json: named with its fix, exit 2, left as it was', 
     [
       'an expansion not in quotes',
       '{"version":1,"aliases":{"ls": list --state CERTIFIED}}',
-      /it is not valid JSON \(Unexpected token 'l'\)\.$/,
+      /it is not valid JSON \(Unexpected token 'l' at line 1 column 31\)\.$/,
+    ],
+    // V8 says no place for an unexpected token: gds says its line and column, in a long file as a person keeps.
+    [
+      'an expansion not in quotes on line 203, after a byte order mark',
+      `\uFEFF{\n  "version": 1,\n  "aliases": {\n${Array.from({ length: 199 }, (_, i) => `    "a${i}": "list",\n`).join('')}    "ls": list --state CERTIFIED\n  }\n}\n`,
+      /it is not valid JSON \(Unexpected token 'l' at line 203 column 11\)\.$/,
+    ],
+    // V8's own place for the errors it places, once.
+    [
+      'a comma before a closing brace',
+      '{\n  "version": 1,\n}\n',
+      /it is not valid JSON \(Expected double-quoted property name in JSON at position 18 \(line 3 column 1\)\)\.$/,
     ],
   ];
   for (const [name, text, reason] of cases) {
