@@ -85,6 +85,9 @@ export function answerOf(error: unknown): HttpError | undefined {
   return undefined;
 }
 
+/** The answer to a failure no mapping names (logged where it is met). */
+export const internalError = () => new HttpError(500, 'internal_error', 'The server failed; see its log.');
+
 /** Maps Fastify's own failures (bad JSON, body too large, …) and stray exceptions onto the error body. */
 export function handleError(error: FastifyError | HttpError, request: FastifyRequest, reply: FastifyReply) {
   const answer = answerOf(error);
@@ -105,7 +108,8 @@ export function handleError(error: FastifyError | HttpError, request: FastifyReq
     return reply.code(400).send(errorBody('invalid_request', `The request is malformed: ${error.message}`));
   }
   request.log.error({ err: error }, 'unhandled error');
-  return reply.code(500).send(errorBody('internal_error', 'The server failed; see its log.'));
+  const failed = internalError();
+  return reply.code(failed.status).send(errorBody(failed.code, failed.message));
 }
 
 /**

@@ -4,7 +4,7 @@
 // If-Match rules, each step in its own transaction; what each step would have answered is reported per item.
 // An item stops at its first failed step, as gds's table-by-table writes do.
 // The item's project (else its definition's) goes with its gate1.yml and intent as their `?project=`.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Schema } from '../../contract/types.js';
 import { checkArtifactBodySize, checkArtifactBounds } from '../artifact-bounds.js';
 import type { SessionCaller } from '../auth/caller.js';
@@ -12,7 +12,7 @@ import { requireSession } from '../auth/caller.js';
 import type { AppContext } from '../context.js';
 import { callerOf, guardBeforeBody } from '../context.js';
 import { parseBody } from '../contract.js';
-import { answerOf, badRequest, errorBody } from '../errors.js';
+import { answerOf, badRequest, errorBody, internalError } from '../errors.js';
 import { MAX_ID_LENGTH } from '../ids.js';
 import { checkIds } from '../input-rule.js';
 import {
@@ -35,7 +35,8 @@ export function artifactBatchRoutes(app: FastifyInstance, ctx: AppContext): void
     const { items } = parseBody<Schema<'ArtifactBatchRequest'>>('ArtifactBatchRequest', request.body);
     const results: ItemResult[] = [];
     // One item after another: registrations take the workspace's registration lock one at a time anyway.
-    for (const [index, item] of items.entries()) results.push(await writeItem(ctx, caller, index, item));
+    for (const [index, item] of items.entries())
+      results.push(await writeItem(ctx, caller, index, item, request.log));
     const body: Schema<'ArtifactBatchResult'> = { results };
     return body;
   });
@@ -46,7 +47,10 @@ async function writeItem(
   caller: SessionCaller,
   index: number,
   item: Item,
+  log: FastifyBaseLogger,
 ): Promise<ItemResult> {
+  const failed = (error: unknown) => failedStep(error, log);
+  const step = (write: () => Promise<Step>) => write().catch(failed);
   let tableId: string;
   let definition: Step | undefined;
   let project: string | undefined;
@@ -126,18 +130,17 @@ function itemProject(item: Item): string | undefined {
   return own ?? theirs;
 }
 
-async function step(write: () => Promise<Step>): Promise<Step> {
-  try {
-    return await write();
-  } catch (error) {
-    return failed(error);
+/**
+ * What the single write would have answered for `error` (src/server/errors.ts's one mapping): a failure it does
+ * not name is the single write's 500, logged as there, and the batch goes on with the next item (the step's
+ * transaction was rolled back; the items before it stay written, and are reported).
+ */
+function failedStep(error: unknown, log: FastifyBaseLogger): Step {
+  let answer = answerOf(error);
+  if (answer === undefined) {
+    log.error({ err: error }, 'unhandled error in a batch step');
+    answer = internalError();
   }
-}
-
-/** What the single write would have answered for `error` (src/server/errors.ts's one mapping). */
-function failed(error: unknown): Step {
-  const answer = answerOf(error);
-  if (answer === undefined) throw error;
   return {
     status: answer.status,
     changed: false,
