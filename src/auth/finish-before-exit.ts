@@ -14,11 +14,20 @@
 // after it (the outcome stands); one cut short (a second signal, or the bound) is said unfinished, its tokens
 // shown (a refresh's) or named (an issue's).
 
+import type { CliError } from '../core/errors.js';
 import { debugLog } from './debug-log.js';
 
 const HELD_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
 type HeldSignal = (typeof HELD_SIGNALS)[number];
 const EXIT_CODES: Record<HeldSignal, number> = { SIGINT: 130, SIGTERM: 143 };
+
+/**
+ * The exit code of a failure `work` met while a signal was held (HeldWorkSay.failure's answer): its own when it is
+ * none of the signal's doing (a refusal of the service, a profile changed meanwhile), else the signal's (undefined).
+ */
+export function heldFailureExit(failure: CliError): number | undefined {
+  return failure.code === 'interrupted' ? undefined : failure.exitCode;
+}
 
 /** The longest a held signal waits for the refresh to end. */
 export const SAVE_BOUND_MS = 2_000;

@@ -35,10 +35,11 @@ export interface SaveIntegrationOptions {
   /** With onlyCopy: shows the tokens, as the command does without --save-profile, when they cannot be saved. */
   showUnsaved?: (obtained: ObtainedIntegrationTokens) => void;
   /**
-   * Says the failure gds exits with when a Ctrl-C or SIGTERM came meanwhile (then 130 or 143, not through the
-   * command's own error handling): why the tokens were not saved, and what became of them.
+   * Says the failure gds exits with when a Ctrl-C or SIGTERM came meanwhile (not through the command's own error
+   * handling): why the tokens were not saved, and what became of them. Returns the exit code (HeldWorkSay.failure):
+   * none, the signal's (130 or 143).
    */
-  sayFailure?: (error: unknown) => void;
+  sayFailure?: (error: unknown) => number | undefined | void;
   /** Settles once what was said is written (HeldWorkSay.written): a signal's exit waits for it. */
   written?: () => Promise<void>;
   /** The name the token is issued under (an issue): said when a signal ends gds before the service answered. */

@@ -45,7 +45,7 @@ export interface LoginOptions {
    * done (HeldWorkSay): the save's failure (the sign-in not saved, and ended), or the save, then the exit by the
    * signal; `written` settles once that is written.
    */
-  sayFailure?: (error: unknown) => void;
+  sayFailure?: (error: unknown) => number | undefined | void;
   saySaved?: (saved: SavedProfile, signal: NodeJS.Signals) => void;
   written?: () => Promise<void>;
 }

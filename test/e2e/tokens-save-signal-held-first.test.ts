@@ -42,7 +42,7 @@ describe.each(['SIGINT', 'SIGTERM'] as const)('%s held before the save starts', 
       ],
       { ...env, SERVICE_API_URL: service.url },
     );
-    await service.requested;
+    await gds.before(service.requested, 'its request');
     gds.child.kill(signal);
     await gds.said(`${signal} held`);
     const letGo = await holdConfigLock(env, cleanup);

@@ -5,7 +5,7 @@ import { cliEnv, collect, node24, repoRoot } from '../cli/helpers/cli-process.js
 
 /**
  * Starts gds with `args` and `env`. `said(text)` settles once its stderr holds `text` (a string, or a pattern: then
- * with its first group), and rejects when gds ended first.
+ * with its first group), and rejects when gds ended first; `before(promise, what)` likewise for another promise.
  */
 export function startGdsFromSources(args: string[], env: Record<string, string>) {
   const child = spawn(node24, ['--import', 'tsx', 'bin/dev.js', ...args], {
@@ -29,5 +29,11 @@ export function startGdsFromSources(args: string[], env: Record<string, string>)
         reject(new Error(`gds ended (${r.code}) before saying "${String(text)}":\n${r.stderr}`)),
       );
     });
-  return { child, result, said };
+  /** `promise`, or a rejection should gds end first (a request it never sent, say). */
+  const before = <T>(promise: Promise<T>, what: string) =>
+    Promise.race([
+      promise,
+      result.then((r) => Promise.reject(new Error(`gds ended (${r.code}) before ${what}:\n${r.stderr}`))),
+    ]);
+  return { child, result, said, before };
 }

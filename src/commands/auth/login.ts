@@ -11,6 +11,7 @@ import { describeStorage } from '../../auth/secret-store.js';
 import { updateConfig } from '../../auth/config.js';
 import { onOneLine } from '../../core/terminal-text.js';
 import { redactError } from '../../cli/secrets.js';
+import { heldFailureExit } from '../../auth/finish-before-exit.js';
 
 export default class AuthLogin extends BaseCommand<typeof AuthLogin> {
   static override summary =
@@ -70,7 +71,9 @@ export default class AuthLogin extends BaseCommand<typeof AuthLogin> {
       // A Ctrl-C or SIGTERM held for the save ends gds once it is done: the failure said, or the save (without who
       // signed in: the service is not asked), then exit 130 or 143.
       sayFailure: (error) => {
-        if (error instanceof CliError) this.out.error(redactError(error, this.argv));
+        if (!(error instanceof CliError)) return undefined;
+        this.out.error(redactError(error, this.argv));
+        return heldFailureExit(error);
       },
       saySaved: (saved, signal) => {
         this.saySaved(saved, saved.profile.kind === 'session' ? saved.profile : {}, undefined);

@@ -13,7 +13,7 @@ import {
 import { resolveTableIds } from '../../services/table-ref.js';
 import type { SavedIntegration } from '../../auth/integration-profile.js';
 import { requestUnanswered, saveIntegrationTokens } from '../../auth/integration-profile.js';
-import { finishBeforeExit } from '../../auth/finish-before-exit.js';
+import { finishBeforeExit, heldFailureExit } from '../../auth/finish-before-exit.js';
 import { CliError } from '../../core/errors.js';
 import { redactError } from '../../cli/secrets.js';
 
@@ -126,7 +126,9 @@ export default class TokensIssue extends ApiCommand<typeof TokensIssue> {
         // A Ctrl-C or SIGTERM while the save waited, or before the service answered: the token not saved, named
         // to revoke (or to look for); then exit 130 or 143. Saved before the exit: said as without the signal.
         sayFailure: (error) => {
-          if (error instanceof CliError) this.out.error(redactError(error, this.argv));
+          if (!(error instanceof CliError)) return undefined;
+          this.out.error(redactError(error, this.argv));
+          return heldFailureExit(error);
         },
         saySaved: (done, signal) => {
           this.printSaved(done);

@@ -15,7 +15,7 @@ import { CliError, ExitCode, restated } from '../../core/errors.js';
 import { redactError } from '../../cli/secrets.js';
 import { toCliError } from '../../cli/errors.js';
 import { addRunSecret } from '../../core/redact.js';
-import { finishBeforeExit } from '../../auth/finish-before-exit.js';
+import { finishBeforeExit, heldFailureExit } from '../../auth/finish-before-exit.js';
 import type { SavedIntegration } from '../../auth/integration-profile.js';
 import { requestUnanswered, saveIntegrationTokens } from '../../auth/integration-profile.js';
 
@@ -77,7 +77,9 @@ export default class TokensRefresh extends ApiCommand<typeof TokensRefresh> {
           // A Ctrl-C or SIGTERM while the save waited, or before the service answered: why the tokens were not
           // saved, then exit 130 or 143. Saved before the exit: said as without the signal.
           sayFailure: (error) => {
-            if (error instanceof CliError) this.out.error(redactError(error, this.argv));
+            if (!(error instanceof CliError)) return undefined;
+            this.out.error(redactError(error, this.argv));
+            return heldFailureExit(error);
           },
           saySaved: (done, signal) => {
             this.printSaved(done);
@@ -107,7 +109,7 @@ export default class TokensRefresh extends ApiCommand<typeof TokensRefresh> {
         failure: (error) => {
           const failure = toCliError(error, 'See `gds tokens refresh --help`.');
           this.out.error(redactError(failure, this.argv));
-          return failure.code === 'interrupted' ? undefined : failure.exitCode;
+          return heldFailureExit(failure);
         },
         done: (_, signal) => this.sayInterruptedAfter(signal, 'the new tokens were shown'),
         written: () => this.out.flush(),
