@@ -447,61 +447,93 @@ export async function upgradeZonelessViews(
   if (task === undefined) return [];
   const upgraded: string[] = [];
   let left = false;
-  for (const { id, table, name: viewName, version } of await zonelessViews(db)) {
-    try {
-      const name = await db.transaction(async (tx) => {
-        await tx.query(`SET LOCAL lock_timeout = ${lockTimeoutMs}`);
-        const [found] = await zonelessViews(tx, id);
-        if (found === undefined) return null;
-        await tx.exec(`CREATE OR REPLACE VIEW ${found.view} AS ${selectOf(found.table)}`);
-        await recordAudits(tx, clock, [
+  const views = await zonelessViews(db);
+  for (let start = 0; start < views.length; start += REPLACED_AT_ONCE) {
+    const batch = views.slice(start, start + REPLACED_AT_ONCE);
+    if (batch.length > 1) {
+      try {
+        upgraded.push(...(await replaceZonelessViews(db, clock, batch, lockTimeoutMs)));
+        continue;
+      } catch {
+        // One view of the batch failed it (held by a read, or refused): each is tried alone, to say which.
+      }
+    }
+    for (const view of batch) {
+      try {
+        upgraded.push(...(await replaceZonelessViews(db, clock, [view], lockTimeoutMs)));
+      } catch (error) {
+        const { id, table, name: viewName, version } = view;
+        if (mayPassLater(error)) {
+          left = true;
+          warn(
+            `certified view of table ${id}: not republished to read timestamps written without a zone at UTC (${(error as Error).message}); it reads them in its reader's zone until the next start or certification`,
+          );
+          continue;
+        }
+        // PostgreSQL refuses to replace it (its columns' types changed by hand, say): no later start would do
+        // better, so it is given up, said and audited, and does not keep the task (a scan of every certified
+        // view at each start) alive. Its next certification publishes it in today's form.
+        warn(
+          `certified view ${viewName} of table ${id}: given up, PostgreSQL will not replace it (${(error as Error).message}); it reads timestamps written without a zone in its reader's zone until the table is certified again, and later starts no longer try`,
+        );
+        await recordAudits(db, clock, [
           {
-            workspaceId: found.table.workspaceId,
+            workspaceId: table.workspaceId,
             userId: null,
             tableId: id,
-            action: 'CERTIFIED_VIEW_REPUBLISHED',
+            action: 'CERTIFIED_VIEW_REPUBLISH_GIVEN_UP',
             resource: 'certified_view',
-            environmentLabel: found.table.environmentLabel,
-            details: {
-              view: found.name,
-              version: found.version,
-              via: 'start-up',
-              timestampsWithoutZone: 'UTC',
-            },
+            environmentLabel: table.environmentLabel,
+            details: { view: viewName, version, via: 'start-up', error: (error as Error).message },
           },
         ]);
-        return found.name;
-      });
-      if (name !== null) upgraded.push(name);
-    } catch (error) {
-      if (mayPassLater(error)) {
-        left = true;
-        warn(
-          `certified view of table ${id}: not republished to read timestamps written without a zone at UTC (${(error as Error).message}); it reads them in its reader's zone until the next start or certification`,
-        );
-        continue;
       }
-      // PostgreSQL refuses to replace it (its columns' types changed by hand, say): no later start would do
-      // better, so it is given up, said and audited, and does not keep the task (a scan of every certified view
-      // at each start) alive. Its next certification publishes it in today's form.
-      warn(
-        `certified view ${viewName} of table ${id}: given up, PostgreSQL will not replace it (${(error as Error).message}); it reads timestamps written without a zone in its reader's zone until the table is certified again, and later starts no longer try`,
-      );
-      await recordAudits(db, clock, [
-        {
-          workspaceId: table.workspaceId,
-          userId: null,
-          tableId: id,
-          action: 'CERTIFIED_VIEW_REPUBLISH_GIVEN_UP',
-          resource: 'certified_view',
-          environmentLabel: table.environmentLabel,
-          details: { view: viewName, version, via: 'start-up', error: (error as Error).message },
-        },
-      ]);
     }
   }
   if (!left) await db.query(`DELETE FROM gds.start_up_tasks WHERE name = '${ZONELESS_VIEWS_TASK}'`);
   return upgraded;
+}
+
+/**
+ * Views a start replaces in one transaction: one lock wait, one DDL round trip and one audit insert for them
+ * all, not a transaction each (the commit message of this constant's change has the figures).
+ */
+const REPLACED_AT_ONCE = 100;
+
+/**
+ * Replaces `views` (found of the old form) by today's form in one transaction, each still of the old form under
+ * its table's row lock, and records each; answers the views replaced. Throws when any cannot be replaced: the
+ * transaction replaces none then.
+ */
+async function replaceZonelessViews(
+  db: Db,
+  clock: Clock,
+  views: readonly ZonelessView[],
+  lockTimeoutMs: number,
+): Promise<string[]> {
+  return db.transaction(async (tx) => {
+    await tx.query(`SET LOCAL lock_timeout = ${lockTimeoutMs}`);
+    const found = await zonelessViews(
+      tx,
+      views.map((v) => v.id),
+    );
+    if (found.length === 0) return [];
+    await tx.exec(found.map((f) => `CREATE OR REPLACE VIEW ${f.view} AS ${selectOf(f.table)};`).join('\n'));
+    await recordAudits(
+      tx,
+      clock,
+      found.map((f) => ({
+        workspaceId: f.table.workspaceId,
+        userId: null,
+        tableId: f.id,
+        action: 'CERTIFIED_VIEW_REPUBLISHED',
+        resource: 'certified_view',
+        environmentLabel: f.table.environmentLabel,
+        details: { view: f.name, version: f.version, via: 'start-up', timestampsWithoutZone: 'UTC' },
+      })),
+    );
+    return found.map((f) => f.name);
+  });
 }
 
 /**
@@ -524,9 +556,9 @@ type ZonelessView = { id: string; table: ViewSource; view: string; name: string;
 
 /**
  * The CERTIFIED Mode B tables with a timestamp column whose view is published with their columns and without the
- * zone test: every one, or the one of `id`, its row locked until the transaction ends.
+ * zone test: every one, or those of `ids`, their rows locked until the transaction ends.
  */
-async function zonelessViews(q: Queryable, id?: string): Promise<ZonelessView[]> {
+async function zonelessViews(q: Queryable, ids?: readonly string[]): Promise<ZonelessView[]> {
   const rows = await q.query<{
     id: string;
     workspace_id: string;
@@ -536,8 +568,8 @@ async function zonelessViews(q: Queryable, id?: string): Promise<ZonelessView[]>
   }>(
     `SELECT id, workspace_id, name, environment_label, columns FROM gds.tables
       WHERE active AND state = 'CERTIFIED' AND mode = 'MODE_B' AND columns @> '[{"type": "timestamp"}]'
-        AND ($1::text IS NULL OR id = $1) ORDER BY id ${id === undefined ? '' : 'FOR UPDATE'}`,
-    [id ?? null],
+        AND ($1::text[] IS NULL OR id = ANY($1::text[])) ORDER BY id ${ids === undefined ? '' : 'FOR UPDATE'}`,
+    [ids === undefined ? null : [...ids]],
   );
   const tables = rows.map((t): ViewSource => ({
     id: t.id,
@@ -561,6 +593,6 @@ async function zonelessViews(q: Queryable, id?: string): Promise<ZonelessView[]>
       WHERE strpos(pg_catalog.pg_get_viewdef(to_regclass(v.view)), $3) = 0`,
     [published.map((v) => v.id), published.map((v) => v.view), ZONE_TEST],
   );
-  const ids = new Set(old.map((r) => r.id));
-  return published.filter((v) => ids.has(v.id));
+  const oldForm = new Set(old.map((r) => r.id));
+  return published.filter((v) => oldForm.has(v.id));
 }

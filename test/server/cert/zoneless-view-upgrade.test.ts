@@ -192,6 +192,49 @@ describe.each(ENGINES)(
       },
     );
 
+    it(
+      'replaced many at once; a view of the batch PostgreSQL will not replace leaves the others replaced',
+      needs(engine.skip),
+      async () => {
+        // legacy_leads (Mode B, the seed's soft-deleted one) active again, certified with a timestamp column and a view of the old form beside crm_contacts'
+        // unreplaceable one: one transaction fails, and each is then tried alone.
+        const [leads] = await opened().query<{ id: string }>(
+          `UPDATE gds.tables SET state = 'CERTIFIED', active = true,
+                  columns = '[{"name": "seen_at", "type": "timestamp", "required": false}]'
+            WHERE name = 'legacy_leads' AND workspace_id = $1 RETURNING id`,
+          [contacts.workspaceId],
+        );
+        const leadsView = view.replace(/\.[^.]+$/, '.legacy_leads');
+        const quotedLeads = leadsView.split('.').map(quoteIdent).join('.');
+        await opened().exec(
+          `DROP VIEW IF EXISTS public.contacts_seen;
+           DROP VIEW ${quoted()};
+           CREATE VIEW ${quoted()} AS SELECT id, (data->>'seen_at')::timestamp AS seen_at
+             FROM gds.records WHERE table_id = '${contacts.id}';
+           DROP VIEW IF EXISTS ${quotedLeads};
+           CREATE VIEW ${quotedLeads} AS SELECT id, (data->>'seen_at')::timestamptz AS seen_at
+             FROM gds.records WHERE table_id = '${leads?.id ?? ''}';
+           INSERT INTO gds.start_up_tasks (name) VALUES ('zoneless_certified_views') ON CONFLICT DO NOTHING;`,
+        );
+        try {
+          const warnings: string[] = [];
+          expect(await upgradeZonelessViews(opened(), clock, 5_000, (line) => warnings.push(line))).toEqual([
+            leadsView,
+          ]);
+          expect(warnings).toEqual([
+            expect.stringContaining(`certified view ${view} of table ${contacts.id}: given up`),
+          ]);
+          expect(await opened().query(`SELECT name FROM gds.start_up_tasks`)).toEqual([]);
+        } finally {
+          await opened().exec(`DROP VIEW ${quoted()}; DROP VIEW ${quotedLeads}`);
+          await opened().query(`UPDATE gds.tables SET state = 'QUARANTINED' WHERE id = $1`, [
+            leads?.id ?? '',
+          ]);
+          view = await opened().transaction((tx) => publishCertifiedView(tx, contacts));
+        }
+      },
+    );
+
     // PGlite has one connection: no other session can hold the view there.
     if (engine.postgres)
       it(
