@@ -14,6 +14,7 @@ import { runInProcess } from '../helpers/run-in-process.js';
 import { startTestServer } from '../helpers/server.js';
 import { needs, whyNoSecretService } from '../helpers/skip.js';
 import type { TestServer } from '../helpers/server.js';
+import { model } from '../core/dbt/helpers.js';
 
 let dir: string;
 let installed: string;
@@ -83,6 +84,20 @@ const fromPackage = (args: string[], env?: Record<string, string>) =>
 /** The same command line answered by gds in the test process (src/, as dist/ is built from it). */
 const fromCheckout = (args: string[], env?: Record<string, string>) =>
   runInProcess(args, { env: { ...env, GDS_CONFIG_DIR: join(dir, 'config') }, cwd: dir });
+
+/** A dbt project of these nodes, in a folder of `dir`: its manifest as dbt writes it. */
+async function dbtProject(name: string, nodes: Record<string, unknown>): Promise<string> {
+  const folder = join(dir, name);
+  await mkdir(folder);
+  await writeFile(
+    join(folder, 'manifest.json'),
+    JSON.stringify({
+      metadata: { dbt_schema_version: 'https://schemas.getdbt.com/dbt/manifest/v12.json' },
+      nodes,
+    }),
+  );
+  return folder;
+}
 
 const bundleOf = (modules: string[]) =>
   modules.filter((url) => url.includes('/dist/bundle/')).map((url) => url.slice(url.lastIndexOf('/') + 1));
@@ -203,16 +218,22 @@ describe('the npm package with its bundle', () => {
     ]);
     // plan and apply keep one too, made under the V8 flags their runs start with (a plan sets some as it reads
     // the project): the next plan reads it, so it is not written anew.
-    const dbt = join(dir, 'dbt');
-    await mkdir(dbt);
-    await writeFile(
-      join(dbt, 'manifest.json'),
-      JSON.stringify({
-        metadata: { dbt_schema_version: 'https://schemas.getdbt.com/dbt/manifest/v12.json' },
-        nodes: {},
+    const dbt = await dbtProject('dbt', {});
+    const connector = ['--connector', server.ready.connectors[0]?.id ?? ''];
+    const project = ['--dbt', dbt, ...connector, '--json'];
+    // A plan with changes under --detailed-exitcode ends with 2, which is no usage error: it keeps a cache,
+    // through an alias of plan --detailed-exitcode too.
+    const changing = await dbtProject('dbt-changes', {
+      'model.shop.bundle_changes': model('bundle_changes', {
+        schema: 'analytics_dev',
+        compiled_code: 'select 1 as id',
       }),
-    );
-    const project = ['--dbt', dbt, '--connector', server.ready.connectors[0]?.id ?? '', '--json'];
+    });
+    await server.sql('CREATE TABLE analytics_dev.bundle_changes (id integer)');
+    const changes = await fromPackage(['plan', '--dbt', changing, ...connector, '--detailed-exitcode'], env);
+    const viaAlias = await fromPackage(['pd', '--dbt', changing, ...connector], env);
+    expect([changes.code, viaAlias.code], changes.stderr + viaAlias.stderr).toEqual([2, 2]);
+    expect(changes.stdout).toMatch(/^\+ create bundle_changes /m);
     const plan = await fromPackage(['plan', ...project], env);
     const apply = await fromPackage(['apply', ...project, '--yes'], env);
     expect([plan.code, apply.code], plan.stderr + apply.stderr).toEqual([0, 0]);
@@ -221,6 +242,7 @@ describe('the npm package with its bundle', () => {
       `gds-bundle-${length}-apply.cache`,
       `gds-bundle-${length}-help.cache`,
       `gds-bundle-${length}-list.cache`,
+      `gds-bundle-${length}-pd.cache`,
       `gds-bundle-${length}-plan.cache`,
     ]);
     const planCache = join(cacheDir, folder, `gds-bundle-${length}-plan.cache`);
@@ -232,7 +254,7 @@ describe('the npm package with its bundle', () => {
     // Off with Node's compile cache.
     const off = await fromPackage(['auth', 'status'], { ...env, NODE_DISABLE_COMPILE_CACHE: '1' });
     expect(off.code, off.stderr).toBe(0);
-    expect(await caches()).toHaveLength(5);
+    expect(await caches()).toHaveLength(6);
   });
 
   it('loads PostgreSQL’s parser from node_modules for a predicate that needs it, and only then', async () => {
