@@ -458,8 +458,9 @@ function existingIdOf(error: unknown): string | undefined {
 // and contract intent in one item, with the versions the plan saw as their If-Match. The service writes each
 // step as its single write would and reports each; a step that failed is the same failure as the single
 // write's. A first apply of 500 models is then a handful of requests, within the default rate limit. What a
-// batch cannot say is left to the table-by-table path: a table registered since the plan (409 naming it),
-// and a whole service without the batch route (404).
+// batch cannot say is left to the table-by-table path: a table registered since the plan (409 naming it), an
+// item whose first step met a deadlock (503, nothing of it stored: the single writes send it again after
+// Retry-After), and a whole service without the batch route (404).
 
 export const BATCH_SIZE = 50;
 /** The most bytes of a batch's body: the service's limit on every request body (413 over it). */
@@ -548,6 +549,15 @@ function registeredSince(step: Step | undefined): boolean {
 }
 
 /**
+ * Whether the item's first step is a 503 (a deadlock the database rolled back, the service busy): an item stops
+ * at its first failed step, so nothing of it was stored, and its single writes wait out Retry-After and send it
+ * again where the batch's step cannot.
+ */
+function refusedUnwritten(result: ArtifactBatchItemResult): boolean {
+  return (result.definition ?? result.gate1 ?? result.contract)?.status === 503;
+}
+
+/**
  * Writes `tables` (all batchable) in batches; `record` hears each step as the table-by-table path reports it,
  * `fail` each failed step with the error its single write would have raised.
  */
@@ -589,7 +599,7 @@ export async function applyInBatches(
     }
     for (const [index, table] of chunk.entries()) {
       const result = results.find((r) => r.index === index);
-      if (result === undefined || registeredSince(result.definition)) {
+      if (result === undefined || registeredSince(result.definition) || refusedUnwritten(result)) {
         leftOver.push(table);
         continue;
       }

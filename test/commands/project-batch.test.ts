@@ -1,7 +1,8 @@
 // gds apply writes a project's tables in batches (src/services/project-batch.ts, POST /api/artifacts/batch), on
 // PGlite and PostgreSQL: a first apply of many models stays within a low rate limit without one 429, every
 // table registered with its gate1.yml and contract intent, and the same apply again writes nothing; batches of
-// large definitions are cut to stay within the service's request body limit.
+// large definitions are cut to stay within the service's request body limit; a table whose batch step met a
+// deadlock is written by its single writes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REQUEST_BODY_LIMIT_BYTES } from '../../src/core/artifact-bounds.js';
 import { CliError } from '../../src/core/errors.js';
@@ -38,6 +39,9 @@ const largeProject = {
   }),
 };
 
+/** A project whose first model's registration meets a deadlock once (a trigger on gds.tables). */
+const deadlockNames = ['dl_first', 'dl_second'];
+
 describe.each(ENGINES)('apply in batches on $engine', ({ postgres, skip }) => {
   let started: ProjectServer | undefined;
   let server: TestServer;
@@ -52,7 +56,7 @@ describe.each(ENGINES)('apply in batches on $engine', ({ postgres, skip }) => {
       rateLimit: RATE_LIMIT,
       logger: (line) => log.push(line),
       relations: Object.fromEntries(
-        [...names, ...largeNames].map((name) => [name, 'id integer, label text']),
+        [...names, ...largeNames, ...deadlockNames].map((name) => [name, 'id integer, label text']),
       ),
     });
     ({ server, client, dev } = started);
@@ -120,4 +124,43 @@ describe.each(ENGINES)('apply in batches on $engine', ({ postgres, skip }) => {
       expect(held).toEqual({ tables: LARGE });
     },
   );
+  // An item whose first step the database rolled back (503 database_conflict: nothing of it stored) is written
+  // by its single writes, which wait out Retry-After and send it again: registered, not reported failed.
+  it('a table the batch met a deadlock on is registered by its single write', needs(skip), async () => {
+    // A sequence, not a row: the deadlock rolls back what its transaction wrote.
+    await server.sql('CREATE SEQUENCE gds.deadlock_once');
+    await server.sql(`CREATE FUNCTION gds.deadlock_once() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.name = 'dl_first' AND nextval('gds.deadlock_once') = 1 THEN
+          RAISE EXCEPTION 'deadlock raised by the test' USING ERRCODE = '40P01';
+        END IF;
+        RETURN NEW;
+      END $$`);
+    await server.sql(
+      'CREATE TRIGGER deadlock_once BEFORE INSERT ON gds.tables FOR EACH ROW EXECUTE FUNCTION gds.deadlock_once()',
+    );
+    try {
+      log.length = 0;
+      const plan = await planProject(client, dbtProjectOf('deadlock', deadlockNames), { connectorId: dev });
+      expect(plan.counts.create).toBe(deadlockNames.length);
+      const summary = await applyPlan(client, plan, { describe: describeError });
+      expect(
+        log.filter((line) => line.startsWith('← 200 ') && line.includes('/api/artifacts/batch')),
+      ).toHaveLength(1);
+      expect(summary.failed).toEqual([]);
+      expect(summary.applied).toBe(deadlockNames.length);
+      const held = await server.sql<{ name: string }>(
+        'SELECT name FROM gds.tables WHERE project = $1 AND active ORDER BY name',
+        [`deadlock@${dev}`],
+      );
+      expect(held.map((row) => row.name)).toEqual(deadlockNames);
+      // dl_first was inserted twice: the batch's try, rolled back, and its single write.
+      const [once] = await server.sql<{ tries: string }>(
+        'SELECT last_value::text AS tries FROM gds.deadlock_once',
+      );
+      expect(once?.tries).toBe('2');
+    } finally {
+      await server.sql('DROP TRIGGER deadlock_once ON gds.tables');
+    }
+  });
 });
