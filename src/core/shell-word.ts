@@ -22,12 +22,15 @@ const NAMED_ESCAPES: Record<string, string> = {
   '\t': '\\t',
 };
 
-/** `character` inside `$'…'`: a named escape, else `\xHH` below U+0080 and `\uHHHH` above (one character). */
+/**
+ * `character` inside `$'…'`: a named escape, else `\xHH` below U+0080, `\uHHHH` to U+FFFF and `\UHHHHHHHH` past
+ * it (a tag character): \u reads at most four hex digits, so U+E0041 as `\ue0041` would be U+E004 and a `1`.
+ */
 function ansiCEscape(character: string): string {
   const named = NAMED_ESCAPES[character];
   if (named !== undefined) return named;
   const code = character.codePointAt(0) ?? 0;
-  return code < 0x80
-    ? `\\x${code.toString(16).padStart(2, '0')}`
-    : `\\u${code.toString(16).padStart(4, '0')}`;
+  if (code < 0x80) return `\\x${code.toString(16).padStart(2, '0')}`;
+  if (code <= 0xffff) return `\\u${code.toString(16).padStart(4, '0')}`;
+  return `\\U${code.toString(16).padStart(8, '0')}`;
 }

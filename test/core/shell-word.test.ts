@@ -59,6 +59,8 @@ describe('shellWord', () => {
     'sep\u2028par\u2029',
     'rtl\u202eevil',
     'tab\there \\ back',
+    // a format character past U+FFFF (a tag), a digit after it: \u takes at most four hex digits
+    'tag\u{E0041}1 after',
   ];
   const utf8 = { ...process.env, LC_ALL: 'C.UTF-8' };
 
