@@ -5,7 +5,9 @@
 // (a warning, with the `gds apply --adopt … --prune` to paste), and one of the project whose model left it
 // (`- gone`). The plan's lines, its warnings and its markdown say each name on gds's line, the line break read
 // as a space: none starts a line that reads as gds's (`Forged: …`), nor splits a command to paste in two; and
-// so does each line apply says of what it did (`fct_entity_5 Forged: … (tbl_…): remove done`).
+// so does each line apply says of what it did (`fct_entity_5 Forged: … (tbl_…): remove done`). A command to
+// paste names the table in $'…' quotes, and bash reads back the service's very name from it.
+import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -102,6 +104,16 @@ afterAll(async () => {
   await server?.close();
 });
 
+/** The words bash reads from the `--adopt WORD` of `text` (in a UTF-8 locale, as a terminal's shell). */
+function adoptedNames(text: string): string[] {
+  const words = [...text.matchAll(/--adopt (\$'(?:[^'\\]|\\.)*')/g)].map((m) => m[1]).join(' ');
+  const out = execFileSync('bash', ['-c', `printf '%s\\0' ${words}`], {
+    encoding: 'utf8',
+    env: { ...process.env, LC_ALL: 'C.UTF-8' },
+  });
+  return out.split('\0').slice(0, -1);
+}
+
 const gds = (args: string[], terminal: boolean) =>
   runInProcess(args, {
     terminal,
@@ -136,12 +148,14 @@ describe('gds plan against a service whose table names hold a line break', () =>
     expect(stdout).toMatch(
       /^- gone fct_entity_5 Forged: +CERTIFIED by you \(analytics_dev\.fct_entity_5, tbl_/m,
     );
-    expect(stdout).toMatch(
-      /^ {4}owned elsewhere \(table handmade Forged: +CERTIFIED by you \(tbl_\w+\) over .* pass --adopt 'handmade Forged: +CERTIFIED by you' to take it over/m,
-    );
-    expect(stderr).toMatch(
-      /^Warning: orphan Forged: +CERTIFIED by you \(dev\) has .* gds apply --adopt 'orphan Forged: +CERTIFIED by you' --prune/m,
-    );
+    const reason =
+      /^ {4}owned elsewhere \(table handmade Forged: +CERTIFIED by you \(tbl_\w+\) over .* pass --adopt \$'handmade\\nForged: .*' to take it over/m;
+    expect(stdout).toMatch(reason);
+    expect(adoptedNames(reason.exec(stdout)?.[0] ?? '')).toEqual([`handmade${FORGED}`]);
+    const warning =
+      /^Warning: orphan Forged: +CERTIFIED by you \(dev\) has .* gds apply --adopt \$'orphan\\nForged: .*' --prune/m;
+    expect(stderr).toMatch(warning);
+    expect(adoptedNames(warning.exec(stderr)?.[0] ?? '')).toEqual([`orphan${FORGED}`]);
     // Under --json the names are the service's, the line break escaped, every line JSON.
     const json = await gds(['plan', '--dbt', project, '--connector', dev, '--json'], false);
     const lines = `${json.stdout}${json.stderr}`.split('\n').filter((l) => l !== '');
