@@ -1253,13 +1253,13 @@ function ownedElsewhereReason(row: TableListRow, name: string, prefix: string): 
 const sortedList = (values: Iterable<string>) => [...new Set(values)].sort().join(', ');
 
 /** Of a table recorded under this project's derived id in a schema none of its models is built into. */
-function namesakeReason(
+export function namesakeReason(
   row: HeldTable,
   name: string,
   projectName: string,
   projectSchemas: ReadonlySet<string>,
 ): string {
-  return `owned elsewhere: recorded under ${row.project ?? ''}, the id gds derives for a project named ${projectName} here, but in schema ${schemaOfSource(row.source ?? '')}, where none of this project's models is built (${sortedList(projectSchemas)}): another dbt project's of that name on this connector, or this project's before its models moved. apply refuses it (exit 6); pass --adopt ${name} to take it over if it is this project's (the plan's warning tells how to give this project an id of its own).`;
+  return `owned elsewhere: recorded under ${row.project ?? ''}, the id gds derives for a project named ${projectName} here, but in schema ${schemaOfSource(row.source ?? '')}, where none of this project's models is built (${sortedList(projectSchemas)}): another dbt project's of that name on this connector, or this project's before its models moved. apply refuses it (exit 6); pass --adopt ${shellWord(name)} to take it over if it is this project's (the plan's warning tells how to give this project an id of its own).`;
 }
 
 /** A `project:` line of gds.yml, the id quoted where YAML would not read it plain. */

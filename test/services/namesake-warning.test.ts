@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { HeldTable } from '../../src/client/areas/tables.js';
-import { namesakeText } from '../../src/services/project-plan.js';
+import { namesakeReason, namesakeText } from '../../src/services/project-plan.js';
 
 const held = (count: number) =>
   Array.from(
@@ -68,5 +68,19 @@ describe('namesakeText', () => {
       cwd: mkdtempSync(join(tmpdir(), 'gds-namesake-')),
     });
     expect(words.split('\n').slice(0, -1)).toEqual([...names].sort().flatMap((name) => ['--adopt', name]));
+  });
+
+  it("quotes the name in a namesake's reason, so that its --adopt pasted takes over that table", () => {
+    const words = (line: string) =>
+      execFileSync('bash', ['-c', `printf '%s\\n' ${line}`], {
+        encoding: 'utf8',
+        cwd: mkdtempSync(join(tmpdir(), 'gds-namesake-')),
+      });
+    for (const name of ['Customer Orders', 'x;touch PWNED', "it's $(id)"]) {
+      const row = { name, source: 'team_a.t', project: 'jaffle@con_x' } as HeldTable;
+      const reason = namesakeReason(row, name, 'jaffle', new Set(['team_b']));
+      const word = /pass --adopt (.*) to take it over/.exec(reason)?.[1] ?? '';
+      expect(words(word)).toBe(`${name}\n`);
+    }
   });
 });
