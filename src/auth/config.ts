@@ -246,22 +246,24 @@ export async function removeConfigFile(options: { env?: Env } = {}): Promise<boo
 export async function withProfileLock<T>(
   name: string,
   fn: (stillHeld: () => Promise<boolean>) => Promise<T>,
-  /** `signal`, aborted, ends a wait for the lock (`interrupted`): a Ctrl-C or SIGTERM finishBeforeExit holds. */
-  options: { env?: Env; signal?: AbortSignal } = {},
+  /**
+   * `signal`, aborted, ends a wait for the lock (`interrupted`): a Ctrl-C or SIGTERM finishBeforeExit holds. `waitMs`:
+   * how long to wait for it (else profileLockWaitMs; 0: one try).
+   */
+  options: { env?: Env; signal?: AbortSignal; waitMs?: number } = {},
 ) {
   const dir = await ensureConfigDir(options.env);
   const target = join(dir, `profile-${checkProfileName(name)}`);
   const held = profileLocksHeld().getStore() ?? [];
   const outer = held.find((lock) => lock.target === target && !lock.released);
   if (outer !== undefined) return fn(outer.stillHeld);
-  const file = await acquireWithin(target, profileLockWaitMs(options.env), options.signal).catch(
-    async (error: unknown) => {
-      const locked = error instanceof CliError && error.code === 'config_locked';
-      if (locked && options.signal?.aborted === true)
-        throw waitInterrupted(`at work on profile ${name}`, options.signal.reason);
-      throw await whoHoldsProfile(name, error, options.env);
-    },
-  );
+  const waitMs = options.waitMs ?? profileLockWaitMs(options.env);
+  const file = await acquireWithin(target, waitMs, options.signal).catch(async (error: unknown) => {
+    const locked = error instanceof CliError && error.code === 'config_locked';
+    if (locked && options.signal?.aborted === true)
+      throw waitInterrupted(`at work on profile ${name}`, options.signal.reason);
+    throw await whoHoldsProfile(name, error, options.env);
+  });
   const lock: HeldLock = { target, released: false, stillHeld: file.stillHeld };
   try {
     return await profileLocksHeld().run([...held, lock], () => fn(file.stillHeld));

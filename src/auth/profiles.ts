@@ -434,12 +434,42 @@ function keychainSetting(config: GdsConfig | undefined, options: ProfileOptions)
  * be found or removed stays (said in the debug log): the profiles' own entries were said already (forget).
  */
 async function sweepKeychain(belongs: (account: string) => boolean, options: ProfileOptions): Promise<void> {
+  let accounts: string[];
   try {
-    for (const account of (await keychainAccounts(options)).filter(belongs)) {
-      if (await deleteKeychainAccount(account, options)) debugLog(`keychain entry ${account}: swept`);
-    }
+    accounts = (await keychainAccounts(options)).filter(belongs);
   } catch (error) {
     debugLog(`keychain entries not swept: ${(error as Error).message}`);
+    return;
+  }
+  const byProfile = new Map<string, string[]>();
+  for (const account of accounts) {
+    const name = account.slice(0, account.search(/[#@]/));
+    byProfile.set(name, [...(byProfile.get(name) ?? []), account]);
+  }
+  for (const [name, entries] of byProfile) await sweepProfileEntries(name, entries, options);
+}
+
+/**
+ * Removes keychain entries `accounts` of profile `name` under its lock: a save of new credentials holds it from its
+ * keychain write to its config write (saveIfUnchanged), so an entry a save wrote and is about to name (a sign-in into
+ * a profile this logout never saw) is not taken from under it. The lock is tried once: while another gds holds it,
+ * the entries stay (no wait, and no deadlock with a holder that waits for a lock this logout holds).
+ */
+async function sweepProfileEntries(name: string, accounts: string[], options: ProfileOptions): Promise<void> {
+  const remove = async () => {
+    for (const account of accounts) {
+      if (await deleteKeychainAccount(account, options)) debugLog(`keychain entry ${account}: swept`);
+    }
+  };
+  try {
+    // A name no gds command takes (a hand-edited file) has no lock, and no save of new credentials.
+    if (!lockable(name)) await remove();
+    else await withProfileLock(name, remove, { env: options.env, waitMs: 0 });
+  } catch (error) {
+    const busy = error instanceof CliError && error.code === 'config_locked';
+    debugLog(
+      `keychain entries of profile ${name} not swept: ${busy ? 'another gds holds its lock' : (error as Error).message}`,
+    );
   }
 }
 

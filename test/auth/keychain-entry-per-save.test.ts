@@ -7,6 +7,7 @@
 // it is then); `gds auth logout` sweeps every entry of the profile, those no profile names too; and a profile saved
 // with the one entry of before is still read, its entry moved on the next save. The keychain is a fake here (one
 // entry per account, as the Secret Service keeps them).
+import { AsyncResource } from 'node:async_hooks';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +15,7 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Profile } from '../../src/auth/config.js';
 import { loadConfig, updateConfig } from '../../src/auth/config.js';
 import { resolveCredentials } from '../../src/auth/credentials.js';
-import { removeAllProfiles, removeProfile, saveProfile } from '../../src/auth/profiles.js';
+import { removeAllProfiles, removeProfile, saveProfile, setStaticProfile } from '../../src/auth/profiles.js';
 import type * as SecretStore from '../../src/auth/secret-store.js';
 import { keychainRefFor } from '../../src/auth/secret-store.js';
 
@@ -129,6 +130,18 @@ describe('gds auth logout', () => {
     keychain.entries.set(elsewhere, JSON.stringify({ token: 'cli_elsewhere' }));
     await removeAllProfiles({ env });
     expect([...keychain.entries.keys()]).toEqual([elsewhere]);
+  });
+
+  it('of every profile leaves the entry of a sign-in into a new profile whose config write is yet to come', async () => {
+    await save('a@example.com', 'cli_a');
+    // Outside the save's call chain, as another gds process is: it holds none of the save's locks.
+    const logout = AsyncResource.bind(() => removeAllProfiles({ env }));
+    keychain.afterWrite = async () => {
+      await logout();
+    };
+    await setStaticProfile({ name: 'new', token: 'cli_new', base }, { env });
+    expect(Object.keys((await loadConfig({ env })).profiles)).toEqual(['new']);
+    expect(await profileReads('new')).toEqual({ token: 'cli_new' });
   });
 });
 
