@@ -537,16 +537,17 @@ async function replaceZonelessViews(
 }
 
 /**
- * Whether a failed replacement may pass at a later start: a lock not granted in time (a long read of the view),
- * a cancelled statement, a deadlock or serialization failure, a lost connection, or an error with no SQLSTATE.
- * Any other is PostgreSQL refusing the replacement itself.
+ * Whether a failed replacement may pass at a later start. Only PostgreSQL refusing the view's new definition (a
+ * class 42 error, its columns' types changed by hand say, or 0A, a feature it lacks) is for good; a permission
+ * not granted yet (42501), a lock not granted in time, a cancel or timeout, a deadlock, a lost connection, a full
+ * disk or short memory (53), an I/O or internal error (58, XX), or no SQLSTATE at all may pass, and giving the
+ * view up on them would leave a certified view stale until its next certification.
  */
 function mayPassLater(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
   if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return true;
-  return (
-    ['55P03', '57014', '40P01', '40001'].includes(code) || code.startsWith('08') || code.startsWith('57P')
-  );
+  if (code === '42501') return true;
+  return !(code.startsWith('42') || code.startsWith('0A'));
 }
 
 /** The row of gds.start_up_tasks that stays while a certified view of the old form may be left. */
