@@ -6,7 +6,7 @@
 // dropped (the next run asks again): the command is never held up. No source configured: nothing is fetched.
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { stripControlCharacters } from '../core/terminal-text.js';
+import { onOneLine } from '../core/terminal-text.js';
 import { stateDir } from '../core/folders.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -112,7 +112,8 @@ function notice(current: string, latest: { version: string; url?: string }): str
 function parseLatest(body: unknown): UpdateState['latest'] {
   const { version, url } = (body ?? {}) as { version?: unknown; url?: unknown };
   if (typeof version !== 'string' || parseVersion(version) === undefined) return undefined;
-  const link = typeof url === 'string' && /^https?:\/\//.test(url) ? stripControlCharacters(url) : undefined;
+  // On one line: the notice is written as it is (main.ts), and a line break in the link would start a line of its own.
+  const link = typeof url === 'string' && /^https?:\/\//.test(url) ? onOneLine(url) : undefined;
   return link === undefined ? { version } : { version, url: link };
 }
 

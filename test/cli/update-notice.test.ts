@@ -109,6 +109,19 @@ describe('the update notice', () => {
     expect(asked).toEqual([]);
   });
 
+  it('says the release source’s link on one line: a line break in it forges no line of the notice', async () => {
+    const notice = await noticeOf({
+      fetchLatest: async () => ({ version: '0.2.0', url: 'https://x.example/v0.2.0\nForged: ok\u001b[2J\r' }),
+    });
+    expect(notice?.split('\n')).toEqual([
+      '',
+      'A new release of gds is available: 0.1.0 → 0.2.0',
+      'https://x.example/v0.2.0 Forged: ok ',
+      '(GDS_NO_UPDATE_NOTIFIER=1 turns this notice off)',
+      '',
+    ]);
+  });
+
   it('a source that fails counts as the day’s check, silently', async () => {
     const failing = async () => {
       throw new Error('HTTP 404');
