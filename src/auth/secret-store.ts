@@ -5,7 +5,7 @@
 // blocks the thread that calls it while D-Bus does not answer, so a hung session bus or a locked keychain
 // never hangs gds, and Ctrl-C works meanwhile.
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { isSea } from 'node:sea';
 import { fileURLToPath } from 'node:url';
 import { CliError, ExitCode } from '../core/errors.js';
@@ -83,7 +83,19 @@ export function secretStorageSetting(config: GdsConfig, env: Env = process.env):
  */
 export function keychainRefFor(profileName: string, env: Env = process.env, savedId?: string): KeychainRef {
   const id = savedId === undefined ? '' : `#${savedId}`;
-  return { store: 'keychain', service: keychainService, account: `${profileName}${id}@${configDir(env)}` };
+  return {
+    store: 'keychain',
+    service: keychainService,
+    account: `${profileName}${id}@${accountFolder(env)}`,
+  };
+}
+
+/**
+ * The config folder as keychain accounts name it: absolute, so a relative GDS_CONFIG_DIR (`.gds`) in two working
+ * folders names two folders, and a logout in one never sweeps the other's entries.
+ */
+function accountFolder(env: Env): string {
+  return resolve(configDir(env));
 }
 
 /**
@@ -91,7 +103,7 @@ export function keychainRefFor(profileName: string, env: Env = process.env, save
  * the one entry of before): `gds auth logout` sweeps them all, those of saves whose config write never came too.
  */
 export function isProfileAccount(account: string, profileName: string, env: Env = process.env): boolean {
-  const suffix = `@${configDir(env)}`;
+  const suffix = `@${accountFolder(env)}`;
   if (!account.startsWith(profileName) || !account.endsWith(suffix)) return false;
   const id = account.slice(profileName.length, account.length - suffix.length);
   return id === '' || /^#[0-9a-f]+$/.test(id);
@@ -157,7 +169,7 @@ export async function deleteKeychainEntry(
 export async function keychainAccounts(options: SecretStoreOptions = {}): Promise<string[]> {
   const ref = keychainRefFor('', options.env);
   const found = await keychainCall(ref, options.env, { op: 'find' });
-  const suffix = `@${configDir(options.env)}`;
+  const suffix = `@${accountFolder(options.env ?? process.env)}`;
   return Array.isArray(found) ? found.filter((account) => account.endsWith(suffix)) : [];
 }
 

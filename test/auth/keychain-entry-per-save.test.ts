@@ -8,7 +8,7 @@
 // with the one entry of before is still read, its entry moved on the next save. The keychain is a fake here (one
 // entry per account, as the Secret Service keeps them).
 import { AsyncResource } from 'node:async_hooks';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdir, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
@@ -130,6 +130,26 @@ describe('gds auth logout', () => {
     keychain.entries.set(elsewhere, JSON.stringify({ token: 'cli_elsewhere' }));
     await removeAllProfiles({ env });
     expect([...keychain.entries.keys()]).toEqual([elsewhere]);
+  });
+
+  it('in a config folder named relatively (GDS_CONFIG_DIR=.gds) leaves the entries of the .gds of another working folder', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'gds-relative-'));
+    await Promise.all(['a', 'b'].map((folder) => mkdir(join(root, folder))));
+    const relative = { GDS_CONFIG_DIR: '.gds' };
+    const saveIn = async (folder: string, token: string) => {
+      process.chdir(join(root, folder));
+      await saveProfile('ci', { kind: 'static', base }, { token }, { env: relative });
+    };
+    const cwd = process.cwd();
+    try {
+      await saveIn('b', 'cli_b');
+      await saveIn('a', 'cli_a');
+      await removeAllProfiles({ env: relative });
+      process.chdir(join(root, 'b'));
+      expect((await resolveCredentials({ profile: 'ci' }, relative)).token).toBe('cli_b');
+    } finally {
+      process.chdir(cwd);
+    }
   });
 
   it('of every profile leaves the entry of a sign-in into a new profile whose config write is yet to come', async () => {
