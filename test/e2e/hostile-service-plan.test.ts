@@ -163,6 +163,19 @@ describe('gds plan against a service whose table names hold a line break', () =>
     expect(records.find((r) => r.action === 'gone')?.table).toBe(`fct_entity_5${FORGED}`);
   });
 
+  it('apply refusing the table owned elsewhere: the error forges no line, its --adopt pastes as the service’s name', async () => {
+    const r = await gds(['apply', '--dbt', project, '--connector', dev, '--yes'], false);
+    expect(r.code, r.stderr).toBe(6);
+    expect(`${r.stdout}\n${r.stderr}`.split('\n').filter((line) => /^(> )?Forged:/.test(line))).toEqual([]);
+    expect(r.stderr).toMatch(
+      /raw_source_0 is owned elsewhere \(table handmade Forged: +CERTIFIED by you \(tbl_/,
+    );
+    const suggestion =
+      /Leave the model out \(--exclude raw_source_0\), or pass --adopt \$'[^']*' to take the table over\.$/m;
+    expect(r.stderr).toMatch(suggestion);
+    expect(adoptedNames(suggestion.exec(r.stderr)?.[0] ?? '')).toEqual([`handmade${FORGED}`]);
+  });
+
   it('apply --prune says each action on one line: the removed table named whole, on its line', async () => {
     const forged: string[] = [];
     const r = await gds(
