@@ -279,13 +279,14 @@ function suggestionFor(
       ]);
     case 403: {
       const scope = requiredScope(error.details);
-      // A table's scope (tables:<slug>:<permission>) is a DATA-API token's, granted by --table, not --scope.
+      // A table's scope (tables:<slug>:<permission>) is a DATA-API token's, granted by --table, not --scope. The
+      // scope is the service's: quoted in the command to paste, as any value of its.
       const table = scope === undefined ? null : /^tables:(.+):(read|write)$/.exec(scope);
       if (table) {
-        return `This call needs the scope ${scope}: issue a DATA-API token that holds it (gds tokens issue --table ${table[1]}:${table[2] === 'write' ? 'read,write' : 'read'} --env <env> --name <n> --save-profile <profile>), then pass --profile <profile>.`;
+        return `This call needs the scope ${scope}: issue a DATA-API token that holds it (gds tokens issue --table ${shellWord(`${table[1]}:${table[2] === 'write' ? 'read,write' : 'read'}`)} --env <env> --name <n> --save-profile <profile>), then pass --profile <profile>.`;
       }
       if (scope !== undefined) {
-        return `This call needs the scope ${scope}: issue a MANAGEMENT token that holds it (gds tokens issue --scope ${scope} --env '*' --name <n>), or use a person's sign-in.`;
+        return `This call needs the scope ${scope}: issue a MANAGEMENT token that holds it (gds tokens issue --scope ${shellWord(scope)} --env '*' --name <n>), or use a person's sign-in.`;
       }
       return 'Your role or token does not allow this. Ask a workspace admin for the role, or use a token with the permission.';
     }

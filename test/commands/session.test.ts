@@ -1,5 +1,7 @@
 // The session glue: credentials → client → CliError. Which token and base a session uses (msw sees the
 // requests), and what each client failure becomes: exit code, code, message and what to do next.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -138,6 +140,29 @@ describe('sessionFailure: an ApiError becomes the exit code of its status and a 
     expect(failure.suggestion).toContain('gds tokens issue --table crm_contacts:read,write');
     expect(failure.suggestion).not.toContain('MANAGEMENT');
     expect(failure.suggestion).not.toContain('--scope');
+  });
+
+  it("403 naming a scope no plain word: the suggested command quotes it, and bash reads back the service's scope", () => {
+    const words = (line: string) =>
+      execFileSync('bash', ['-c', `printf '%s\\0' ${line}`], {
+        encoding: 'utf8',
+        // where a command the line runs by mistake (the old, unquoted scope's `touch`) leaves nothing behind
+        cwd: mkdtempSync(join(tmpdir(), 'gds-scope-')),
+      })
+        .split('\0')
+        .slice(0, -1);
+    const scoped = (scope: string) =>
+      mapped(apiError(403, 'missing_scope', { details: { requiredScope: scope } })).suggestion ?? '';
+    const management = scoped('workspace:read;touch PWNED $(id)');
+    expect(words(/gds tokens issue (--scope .*) --env '\*'/.exec(management)?.[1] ?? '')).toEqual([
+      '--scope',
+      'workspace:read;touch PWNED $(id)',
+    ]);
+    const table = scoped('tables:a b;id:write');
+    expect(words(/gds tokens issue (--table .*) --env <env>/.exec(table)?.[1] ?? '')).toEqual([
+      '--table',
+      'a b;id:read,write',
+    ]);
   });
 
   it('403 without a scope: a role or permission problem', () => {
