@@ -317,7 +317,7 @@ export async function removeProfile(name: string, options: ProfileOptions = {}):
       // The profile goes first, and with it the record of a refresh under way: that refresh saves nothing now.
       const { activeProfile, configFileRemoved } = await updateConfig((config) => {
         removedProfile = config.profiles[name];
-        sweep = removedProfile?.secretRef !== undefined || keychainSetting(config, options);
+        sweep = removedProfile?.secretRef !== undefined || keychainInUse(config, options);
         delete config.profiles[name];
         if (config.activeProfile === name) config.activeProfile = firstProfile(config);
         return { activeProfile: config.activeProfile, configFileRemoved: isEmpty(config) };
@@ -355,7 +355,7 @@ export async function removeAllProfiles(options: ProfileOptions = {}): Promise<L
         removed.push(await forget(profileName, profile, options));
       }
       const named = profiles.some(([, profile]) => profile.secretRef !== undefined);
-      if (named || keychainSetting(config, options)) await sweepKeychain(() => true, options);
+      if (named || keychainInUse(config, options)) await sweepKeychain(() => true, options);
       const configFileRemoved = await removeConfigFile(options);
       return { removed, activeProfile: null, configFileRemoved };
     },
@@ -417,12 +417,16 @@ async function forget(name: string, profile: Profile, options: ProfileOptions): 
   }
 }
 
-/** Whether the secret storage is set to the keychain (a bad GDS_SECRET_STORAGE: not, here). */
-function keychainSetting(config: GdsConfig | undefined, options: ProfileOptions): boolean {
+/**
+ * Whether the keychain may hold entries of this folder no profile names: unless the secret storage is set to the file.
+ * A save cut short before the config file was first written left an entry, and no config at all (a bad
+ * GDS_SECRET_STORAGE: maybe, here).
+ */
+function keychainInUse(config: GdsConfig | undefined, options: ProfileOptions): boolean {
   try {
-    return secretStorageSetting(config ?? emptyConfig(), options.env) === 'keychain';
+    return secretStorageSetting(config ?? emptyConfig(), options.env) !== 'file';
   } catch {
-    return false;
+    return true;
   }
 }
 
@@ -430,7 +434,7 @@ function keychainSetting(config: GdsConfig | undefined, options: ProfileOptions)
  * After a logout: the keychain entries of this config folder that `belongs` picks, named by no profile now. Each save
  * of new credentials writes an entry of its own (keychainRefFor), and one cut short before its config write (a
  * killed gds, a config file that could not be written and an entry that could not be removed) left its entry behind.
- * Only where the keychain is in use: a removed profile named an entry, or the setting is the keychain. What cannot
+ * Only where the keychain may be in use: a removed profile named an entry, or the setting is not the file. What cannot
  * be found or removed stays (said in the debug log): the profiles' own entries were said already (forget).
  */
 async function sweepKeychain(belongs: (account: string) => boolean, options: ProfileOptions): Promise<void> {

@@ -132,6 +132,15 @@ describe('gds auth logout', () => {
     expect([...keychain.entries.keys()]).toEqual([elsewhere]);
   });
 
+  it('removes the entry of a first sign-in cut short before the config file was written (no config file)', async () => {
+    keychain.entries.set(orphanOf('ci'), JSON.stringify({ token: 'cli_orphan' }));
+    await removeAllProfiles({ env });
+    expect([...keychain.entries.keys()]).toEqual([]);
+    keychain.entries.set(orphanOf('ci'), JSON.stringify({ token: 'cli_orphan' }));
+    await removeProfile('ci', { env });
+    expect([...keychain.entries.keys()]).toEqual([]);
+  });
+
   it('in a config folder named relatively (GDS_CONFIG_DIR=.gds) leaves the entries of the .gds of another working folder', async () => {
     const root = await mkdtemp(join(tmpdir(), 'gds-relative-'));
     await Promise.all(['a', 'b'].map((folder) => mkdir(join(root, folder))));
