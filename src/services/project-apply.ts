@@ -404,7 +404,7 @@ function alreadySubmitted(proof: { id: string | null; ranAt: string }): string {
 
 /** Why apply --submit (and the plan that shows it) leaves a CERTIFIED table as it is. */
 export function certifiedNotSubmitted(table: string): string {
-  return `CERTIFIED: apply --submit does not submit it again (it stays CERTIFIED); gds gate submit ${table} submits it for review`;
+  return `CERTIFIED: apply --submit does not submit it again (it stays CERTIFIED); gds gate submit ${shellWord(table)} submits it for review`;
 }
 
 async function removeTable(

@@ -1050,7 +1050,7 @@ function keepsCertified(changes: PlannedChanges): boolean {
  * submitting the same again is for a person to decide, with gds gate submit). Reads its gate jobs (and that
  * submission).
  */
-async function lastSubmission(
+export async function lastSubmission(
   client: PlanClient,
   row: HeldTable,
   call: { signal?: AbortSignal },
@@ -1071,7 +1071,7 @@ async function lastSubmission(
   return asHeld
     ? {
         submit: false,
-        reason: `QUARANTINED since it was submitted as it is (${last?.id ?? ''}; rejected): apply --submit leaves it; gds gate submit ${row.name} submits it again`,
+        reason: `QUARANTINED since it was submitted as it is (${last?.id ?? ''}; rejected): apply --submit leaves it; gds gate submit ${shellWord(row.name)} submits it again`,
       }
     : {
         submit: true,
