@@ -99,14 +99,24 @@ function accountFolder(env: Env): string {
 }
 
 /**
+ * Whether keychain account `account` is an entry of this config folder: what follows its first `@` is the folder (a
+ * profile name holds no `@`; a folder path may, so matching the end alone would take another folder's whose path
+ * ends in `@` and this one's).
+ */
+export function isFolderAccount(account: string, env: Env = process.env): boolean {
+  const at = account.indexOf('@');
+  return at >= 0 && account.slice(at + 1) === accountFolder(env);
+}
+
+/**
  * Whether keychain account `account` is one of profile `profileName`'s entries in this config folder (any save's, or
  * the one entry of before): `gds auth logout` sweeps them all, those of saves whose config write never came too.
  */
 export function isProfileAccount(account: string, profileName: string, env: Env = process.env): boolean {
-  const suffix = `@${accountFolder(env)}`;
-  if (!account.startsWith(profileName) || !account.endsWith(suffix)) return false;
-  const id = account.slice(profileName.length, account.length - suffix.length);
-  return id === '' || /^#[0-9a-f]+$/.test(id);
+  if (!isFolderAccount(account, env)) return false;
+  const entry = account.slice(0, account.indexOf('@'));
+  const id = entry.slice(profileName.length);
+  return entry.startsWith(profileName) && (id === '' || /^#[0-9a-f]+$/.test(id));
 }
 
 /**
@@ -169,8 +179,7 @@ export async function deleteKeychainEntry(
 export async function keychainAccounts(options: SecretStoreOptions = {}): Promise<string[]> {
   const ref = keychainRefFor('', options.env);
   const found = await keychainCall(ref, options.env, { op: 'find' });
-  const suffix = `@${accountFolder(options.env ?? process.env)}`;
-  return Array.isArray(found) ? found.filter((account) => account.endsWith(suffix)) : [];
+  return Array.isArray(found) ? found.filter((account) => isFolderAccount(account, options.env)) : [];
 }
 
 /** Removes the gds keychain entry of account `account` (one keychainAccounts found). True when one was deleted. */

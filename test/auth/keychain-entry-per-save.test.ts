@@ -128,8 +128,11 @@ describe('gds auth logout', () => {
     keychain.entries.set(orphanOf('gone'), JSON.stringify({ token: 'cli_gone' }));
     const elsewhere = `ci#deadbeefdeadbeef@${env.GDS_CONFIG_DIR}-elsewhere`;
     keychain.entries.set(elsewhere, JSON.stringify({ token: 'cli_elsewhere' }));
+    // A folder whose path ends in `@` and this folder's path: its accounts end as this folder's do.
+    const endingAlike = `ci#deadbeefdeadbeef@${env.GDS_CONFIG_DIR}-x@${env.GDS_CONFIG_DIR}`;
+    keychain.entries.set(endingAlike, JSON.stringify({ token: 'cli_ending_alike' }));
     await removeAllProfiles({ env });
-    expect([...keychain.entries.keys()]).toEqual([elsewhere]);
+    expect([...keychain.entries.keys()].sort()).toEqual([elsewhere, endingAlike].sort());
   });
 
   it('removes the entry of a first sign-in cut short before the config file was written (no config file)', async () => {

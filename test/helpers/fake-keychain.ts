@@ -47,9 +47,7 @@ export function fakeKeychain(
     },
     deleteKeychainEntry: async (profile: Profile) => entries.delete(profile.secretRef?.account ?? ''),
     deleteKeychainAccount: async (account: string) => entries.delete(account),
-    keychainAccounts: async (options?: SecretStore.SecretStoreOptions) => {
-      const suffix = `@${real.keychainRefFor('', options?.env).account.slice(1)}`;
-      return [...entries.keys()].filter((account) => account.endsWith(suffix));
-    },
+    keychainAccounts: async (options?: SecretStore.SecretStoreOptions) =>
+      [...entries.keys()].filter((account) => real.isFolderAccount(account, options?.env)),
   };
 }
