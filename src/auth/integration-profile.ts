@@ -3,6 +3,7 @@
 // (refresh.ts). Nothing is stored without the flag.
 import { CliError, ExitCode } from '../core/errors.js';
 import { stripControlCharacters } from '../core/terminal-text.js';
+import { shellWord } from '../core/shell-word.js';
 import type { TokenBundle } from '../contract/types.js';
 import type { Env, IntegrationProfile, Profile } from './config.js';
 import { checkProfileName, configPath, loadConfig } from './config.js';
@@ -220,11 +221,12 @@ function saveCut(
   });
 }
 
-/** How to end the token of `obtained`: by its id, or found by its name when the service gave none. */
+/** How to end the token of `obtained`: by its id (the service's, quoted for the shell), or found by its name when
+ *  the service gave none. */
 function revokeCommand(obtained: ObtainedIntegrationTokens): string {
   return obtained.id === undefined
     ? 'gds tokens list, then gds tokens revoke <id>'
-    : `gds tokens revoke ${obtained.id}`;
+    : `gds tokens revoke ${shellWord(obtained.id)}`;
 }
 
 /** The profile changed while the request was out (see saveIntegrationTokens). */
