@@ -1,23 +1,13 @@
 // An issued integration token whose answer could not be saved (the profile changed while the request was out) is
 // named to revoke: the `gds tokens revoke ID` of the suggestion, pasted into a shell, names the service's very id.
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { bashWords } from '../helpers/bash-words.js';
 import { saveIntegrationTokens } from '../../src/auth/integration-profile.js';
 import { setStaticProfile } from '../../src/auth/profiles.js';
 import type { CliError } from '../../src/core/errors.js';
-
-/** The words bash reads from `line`, in a folder of their own (a word run as a command by mistake writes there). */
-function bashWords(line: string): string[] {
-  const out = execFileSync('bash', ['-c', `printf '%s\\0' ${line}`], {
-    encoding: 'utf8',
-    cwd: mkdtempSync(join(tmpdir(), 'gds-revoke-command-')),
-  });
-  return out.split('\0').slice(0, -1);
-}
 
 describe('an issued token not saved', () => {
   it.each(['itk_1;touch PWNED', 'itk_2 $(id)', 'itk_3\nForged: ok'])(

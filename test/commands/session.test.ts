@@ -1,7 +1,5 @@
 // The session glue: credentials → client → CliError. Which token and base a session uses (msw sees the
 // requests), and what each client failure becomes: exit code, code, message and what to do next.
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +13,7 @@ import { openSession, sessionFailure, withSession } from '../../src/cli/session.
 import type { Session } from '../../src/cli/session.js';
 import { ApiError, createApiClient, NetworkError, staticToken } from '../../src/client/index.js';
 import { BASE, useMockApi } from '../client/mock-api.js';
+import { bashWords } from '../helpers/bash-words.js';
 
 const api = useMockApi();
 const TOKEN = 'cli_sessionTestToken00001';
@@ -143,23 +142,15 @@ describe('sessionFailure: an ApiError becomes the exit code of its status and a 
   });
 
   it("403 naming a scope no plain word: the suggested command quotes it, and bash reads back the service's scope", () => {
-    const words = (line: string) =>
-      execFileSync('bash', ['-c', `printf '%s\\0' ${line}`], {
-        encoding: 'utf8',
-        // where a command the line runs by mistake (the old, unquoted scope's `touch`) leaves nothing behind
-        cwd: mkdtempSync(join(tmpdir(), 'gds-scope-')),
-      })
-        .split('\0')
-        .slice(0, -1);
     const scoped = (scope: string) =>
       mapped(apiError(403, 'missing_scope', { details: { requiredScope: scope } })).suggestion ?? '';
     const management = scoped('workspace:read;touch PWNED $(id)');
-    expect(words(/gds tokens issue (--scope .*) --env '\*'/.exec(management)?.[1] ?? '')).toEqual([
+    expect(bashWords(/gds tokens issue (--scope .*) --env '\*'/.exec(management)?.[1] ?? '')).toEqual([
       '--scope',
       'workspace:read;touch PWNED $(id)',
     ]);
     const table = scoped('tables:a b;id:write');
-    expect(words(/gds tokens issue (--table .*) --env <env>/.exec(table)?.[1] ?? '')).toEqual([
+    expect(bashWords(/gds tokens issue (--table .*) --env <env>/.exec(table)?.[1] ?? '')).toEqual([
       '--table',
       'a b;id:read,write',
     ]);

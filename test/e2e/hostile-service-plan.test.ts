@@ -7,11 +7,11 @@
 // as a space: none starts a line that reads as gds's (`Forged: …`), nor splits a command to paste in two; and
 // so does each line apply says of what it did (`fct_entity_5 Forged: … (tbl_…): remove done`). A command to
 // paste names the table in $'…' quotes, and bash reads back the service's very name from it.
-import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bashWords } from '../helpers/bash-words.js';
 import { runInProcess } from '../helpers/run-in-process.js';
 import type { TestServer } from '../helpers/server.js';
 import { startRewritingProxy } from '../helpers/rewriting-proxy.js';
@@ -104,15 +104,9 @@ afterAll(async () => {
   await server?.close();
 });
 
-/** The words bash reads from the `--adopt WORD` of `text` (in a UTF-8 locale, as a terminal's shell). */
-function adoptedNames(text: string): string[] {
-  const words = [...text.matchAll(/--adopt (\$'(?:[^'\\]|\\.)*')/g)].map((m) => m[1]).join(' ');
-  const out = execFileSync('bash', ['-c', `printf '%s\\0' ${words}`], {
-    encoding: 'utf8',
-    env: { ...process.env, LC_ALL: 'C.UTF-8' },
-  });
-  return out.split('\0').slice(0, -1);
-}
+/** The names bash reads from the `--adopt WORD`s of `text`. */
+const adoptedNames = (text: string) =>
+  bashWords([...text.matchAll(/--adopt (\$'(?:[^'\\]|\\.)*')/g)].map((m) => m[1]).join(' '));
 
 const gds = (args: string[], terminal: boolean) =>
   runInProcess(args, {

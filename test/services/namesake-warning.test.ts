@@ -5,6 +5,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { bashWords } from '../helpers/bash-words.js';
 import type { HeldTable } from '../../src/client/areas/tables.js';
 import { namesakeReason, namesakeText } from '../../src/services/project-plan.js';
 
@@ -71,16 +72,11 @@ describe('namesakeText', () => {
   });
 
   it("quotes the name in a namesake's reason, so that its --adopt pasted takes over that table", () => {
-    const words = (line: string) =>
-      execFileSync('bash', ['-c', `printf '%s\\n' ${line}`], {
-        encoding: 'utf8',
-        cwd: mkdtempSync(join(tmpdir(), 'gds-namesake-')),
-      });
     for (const name of ['Customer Orders', 'x;touch PWNED', "it's $(id)"]) {
       const row = { name, source: 'team_a.t', project: 'jaffle@con_x' } as HeldTable;
       const reason = namesakeReason(row, name, 'jaffle', new Set(['team_b']));
       const word = /pass --adopt (.*) to take it over/.exec(reason)?.[1] ?? '';
-      expect(words(word)).toBe(`${name}\n`);
+      expect(bashWords(word)).toEqual([name]);
     }
   });
 });

@@ -1,25 +1,13 @@
 // The `gds gate submit NAME` a plan's or apply's reason gives to run: pasted into a shell, it names the very
 // table, whatever its name holds (a space, `;`, `$(…)`, a line break of the service's).
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { bashWords } from '../helpers/bash-words.js';
 import type { HeldTable } from '../../src/client/areas/tables.js';
 import { certifiedNotSubmitted } from '../../src/services/project-apply.js';
 import { lastSubmission } from '../../src/services/project-plan.js';
 import type { PlanClient } from '../../src/services/project-plan-types.js';
 
 const NAMES = ['Customer Orders', 'x;touch PWNED', "it's $(id)", 'orders\nForged: ok'];
-
-/** The words bash reads from `line`, in a folder of their own (a word run as a command by mistake writes there). */
-function bashWords(line: string): string[] {
-  const out = execFileSync('bash', ['-c', `printf '%s\\0' ${line}`], {
-    encoding: 'utf8',
-    cwd: mkdtempSync(join(tmpdir(), 'gds-submit-command-')),
-  });
-  return out.split('\0').slice(0, -1);
-}
 
 describe('the gds gate submit a reason gives', () => {
   it.each(NAMES)('of a CERTIFIED table apply --submit leaves: %j pastes back whole', (name) => {
