@@ -431,6 +431,15 @@ function keychainInUse(config: GdsConfig | undefined, options: ProfileOptions): 
 }
 
 /**
+ * Whether gds searches the keychain for its entries: where the Secret Service keeps them (Linux, the BSDs), whose
+ * search lists them without a question. @napi-rs/keyring's search reads every item's secret: on macOS that asks
+ * the user for each item this build of gds did not write (every one after an upgrade), and on Windows one item it
+ * cannot read fails the whole search. There a logout removes the entries the profiles name, as before the search.
+ */
+export const keychainSearchable = (platform: NodeJS.Platform = process.platform): boolean =>
+  platform === 'linux' || platform === 'freebsd' || platform === 'openbsd';
+
+/**
  * After a logout: the keychain entries of this config folder that `belongs` picks, named by no profile now. Each save
  * of new credentials writes an entry of its own (keychainRefFor), and one cut short before its config write (a
  * killed gds, a config file that could not be written and an entry that could not be removed) left its entry behind.
@@ -438,6 +447,7 @@ function keychainInUse(config: GdsConfig | undefined, options: ProfileOptions): 
  * be found or removed stays (said in the debug log): the profiles' own entries were said already (forget).
  */
 async function sweepKeychain(belongs: (account: string) => boolean, options: ProfileOptions): Promise<void> {
+  if (!keychainSearchable()) return;
   let accounts: string[];
   try {
     accounts = (await keychainAccounts(options)).filter(belongs);

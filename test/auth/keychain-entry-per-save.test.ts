@@ -144,6 +144,22 @@ describe('gds auth logout', () => {
     expect([...keychain.entries.keys()]).toEqual([]);
   });
 
+  it.each(['darwin', 'win32'] as const)(
+    'on %s removes the entries the profiles name and searches for no other: a search reads every secret (macOS asks for each)',
+    async (platform) => {
+      await save('a@example.com', 'cli_a');
+      keychain.entries.set(orphanOf('ci'), JSON.stringify({ token: 'cli_orphan' }));
+      const real = Object.getOwnPropertyDescriptor(process, 'platform')!;
+      Object.defineProperty(process, 'platform', { ...real, value: platform });
+      try {
+        await removeAllProfiles({ env });
+      } finally {
+        Object.defineProperty(process, 'platform', real);
+      }
+      expect([...keychain.entries.keys()]).toEqual([orphanOf('ci')]);
+    },
+  );
+
   it('in a config folder named relatively (GDS_CONFIG_DIR=.gds) leaves the entries of the .gds of another working folder', async () => {
     const root = await mkdtemp(join(tmpdir(), 'gds-relative-'));
     await Promise.all(['a', 'b'].map((folder) => mkdir(join(root, folder))));
