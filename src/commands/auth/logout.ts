@@ -6,8 +6,9 @@ import { configPath } from '../../auth/config.js';
 export default class AuthLogout extends BaseCommand<typeof AuthLogout> {
   static override summary = 'Forget one profile, or every profile and the config file.';
   static override description =
-    'With --profile: removes that profile and its keychain entries (one a save cut short left too). Without ' +
-    'it, on a terminal or not, it removes every profile: every keychain entry of the config folder, then the ' +
+    'With --profile: removes that profile and its keychain entries (on Linux, one a save cut short left too). ' +
+    'Without it, on a terminal or not, it removes every profile: their keychain entries (on Linux, every one of ' +
+    'the config folder), then the ' +
     'file itself (a damaged file too), and prints what it removed. Running it again changes nothing and ' +
     'succeeds. It does not revoke tokens on the server.';
   static override examples = [
