@@ -354,10 +354,10 @@ export class Output {
   }
 
   /** A warning on stderr that stays machine-readable: under --json one `{"warning":{"message"}}` line, as
-   *  an error is one `{"error":…}` line, so every line of stderr parses (JSON keeps its line breaks); else one
-   *  `Warning:` line, as `info` makes it. */
+   *  an error is one `{"error":…}` line, so every line of stderr parses (JSON keeps every character, escaping
+   *  what a terminal acts on); else one `Warning:` line, as `info` makes it. */
   warn(message: string): void {
-    if (this.json) this.errorRecord({ warning: { message: stripControlCharacters(message) } });
+    if (this.json) this.errorRecord({ warning: { message } });
     else this.info(this.style('yellow', 'Warning:'), ` ${message}`);
   }
 

@@ -732,9 +732,8 @@ describe('warn', () => {
     const json = output({ json: true });
     json.out.warn('No OS keychain answered\u001b[2J');
     expect(json.stdout.text).toBe('');
-    expect(json.stderr.lines.map((l) => JSON.parse(l) as unknown)).toEqual([
-      { warning: { message: 'No OS keychain answered' } },
-    ]);
+    // As an error's message: every character kept, the escape written as JSON's \u001b, never raw.
+    expect(json.stderr.text).toBe('{"warning":{"message":"No OS keychain answered\\u001b[2J"}}\n');
   });
 });
 
