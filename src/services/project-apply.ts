@@ -266,7 +266,7 @@ async function applyTable(
     throw new StepFailure(
       'adopt',
       table.tableId,
-      new CliError(`${table.table} is ${onOneLine(table.reason ?? 'owned elsewhere')}`, {
+      new CliError(`${table.table} is ${table.reason ?? 'owned elsewhere'}`, {
         exitCode: ExitCode.Conflict,
         code: 'owned_elsewhere',
         // --exclude takes the dbt node's name, --adopt the table's (a promoted table's is not the model's).

@@ -168,6 +168,15 @@ describe('gds plan against a service whose table names hold a line break', () =>
       /Leave the model out \(--exclude raw_source_0\), or pass --adopt \$'[^']*' to take the table over\.$/m;
     expect(r.stderr).toMatch(suggestion);
     expect(adoptedNames(suggestion.exec(r.stderr)?.[0] ?? '')).toEqual([`handmade${FORGED}`]);
+    // Under --json the failure's message names the table as the service does, the line break escaped.
+    const json = await gds(['apply', '--dbt', project, '--connector', dev, '--yes', '--json'], false);
+    expect(json.code, json.stderr).toBe(6);
+    const failed = json.stdout
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as { step?: string; error?: { message?: string } })
+      .find((action) => action.step === 'adopt');
+    expect(failed?.error?.message).toContain(`(table handmade${FORGED} (tbl_`);
   });
 
   it('apply --prune says each action on one line: the removed table named whole, on its line', async () => {
