@@ -136,6 +136,9 @@ describe('gds auth status asks the service', () => {
     const human = await gds(cfg, ['auth', 'status']);
     expect(human.code).toBe(1);
     expect(human.stdout).toContain('Refused:');
+    // What to do next, gds's lines of it each a line: the ways to get a token one under another.
+    expect(human.stdout).toMatch(/^ {2}The token from .* was refused\. Use one the service accepts:$/m);
+    expect(human.stdout).toMatch(/^ {4}gds auth login +sign in with the browser$/m);
     const json = await gds(cfg, ['auth', 'status', '--json']);
     expect(json.code).toBe(1);
     expect(JSON.parse(json.stdout)).toMatchObject({ verified: false, refused: { code: expect.any(String) } });

@@ -70,7 +70,8 @@ export default class AuthStatus extends BaseCommand<typeof AuthStatus> {
       );
     if (check?.refused !== undefined) {
       this.out.printField(this.label('Refused', 'red'), check.refused.message);
-      if (check.refused.suggestion !== undefined) this.out.printField(`  ${check.refused.suggestion}`);
+      // The suggestion's own lines (the ways to get a token, under a refused one) each a line, as under an error.
+      for (const line of check.refused.suggestionLines?.lines ?? []) this.out.printField(`  ${line}`);
     }
     this.out.printField(
       this.label('API base'),
