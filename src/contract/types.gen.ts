@@ -1802,6 +1802,8 @@ export interface components {
             evidenceFileName?: string;
             evidenceHash?: string;
             evidenceSize?: number;
+            /** @description Not in the spec (an addition; absent, certify is the spec's). The id of the submission the certifier reviewed: the steward's queue entry's `proof.id`, or `gate submit`'s answer's `id`. When the table's newest submission is another one (filed since), certify is 409 `submission_changed` and changes nothing; compared under the table's row lock, in the certify transaction. */
+            reviewedProofId?: string;
         };
         SemanticContract: {
             id: string;
@@ -3744,6 +3746,16 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            /** @description `submission_changed` (only when the body sends `reviewedProofId`): the table was submitted again since that submission was reviewed, so its newest proof is another one (`details.currentProofId`, and `details.submittedAt` when it was filed); nothing is certified. Review the new submission, then certify it. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["Unprocessable"];

@@ -5,7 +5,7 @@ import { MAX_FILE_NAME_CHARS, MAX_NOTE_CHARS } from '../../core/text-bounds.js';
 import type { Caller } from '../auth/caller.js';
 import type { Clock } from '../clock.js';
 import type { Db, Queryable } from '../db/handle.js';
-import { badRequest } from '../errors.js';
+import { badRequest, HttpError } from '../errors.js';
 import { checkTextLength } from '../input-rule.js';
 import type { Gate1Proof } from '../gates/gate1-runner.js';
 import { runGate1WithDigest } from '../gates/gate1-runner.js';
@@ -25,6 +25,8 @@ export interface CertifyBody {
   evidenceFileName?: string;
   evidenceHash?: string;
   evidenceSize?: number;
+  /** The submission (its proof's id) the certifier reviewed: another one filed since is refused (409). */
+  reviewedProofId?: string;
 }
 
 export interface CertifiedContract {
@@ -45,7 +47,7 @@ export function parseCertifyBody(body: unknown): CertifyBody {
     throw badRequest('invalid_body', 'Send a JSON object.');
   const input = body as Record<string, unknown>;
   const unknown = Object.keys(input).filter(
-    (k) => !['note', 'evidenceFileName', 'evidenceHash', 'evidenceSize'].includes(k),
+    (k) => !['note', 'evidenceFileName', 'evidenceHash', 'evidenceSize', 'reviewedProofId'].includes(k),
   );
   if (unknown.length > 0) {
     throw badRequest('invalid_body', `Unknown fields: ${unknown.join(', ')}.`, { unknown });
@@ -67,6 +69,9 @@ export function parseCertifyBody(body: unknown): CertifyBody {
     checkTextLength('evidenceFileName', evidenceFileName, MAX_FILE_NAME_CHARS);
   if (note !== undefined) parsed.note = note;
   if (evidenceFileName !== undefined) parsed.evidenceFileName = evidenceFileName;
+  // Compared only, never said back: an id of no submission of the table is refused as one submitted since.
+  const reviewedProofId = text('reviewedProofId');
+  if (reviewedProofId !== undefined) parsed.reviewedProofId = reviewedProofId;
   if (evidenceHash !== undefined) {
     if (!SHA256_HEX.test(evidenceHash)) {
       throw badRequest(
@@ -180,6 +185,26 @@ export async function certificationContext(
           }),
     },
   };
+}
+
+/**
+ * 409 `submission_changed` when the table's newest submission is not the one the certifier reviewed
+ * (`reviewedProofId`, the queue entry's `proof.id`): a submission filed since was not seen by them. Read under
+ * the table's row lock, which every submission takes. A table with no submission is left to certify's 422.
+ */
+export async function requireReviewedSubmission(
+  q: Queryable,
+  table: TableRow,
+  reviewedProofId: string,
+): Promise<void> {
+  const current = await latestSubmitProof(q, table.id);
+  if (current === null || current.id === reviewedProofId) return;
+  throw new HttpError(
+    409,
+    'submission_changed',
+    `Table ${table.name} (${table.id}) was submitted again (proof ${current.id}, ${current.createdAt}) since the submission you reviewed; nothing was certified. Review the new submission (gds review), then certify it.`,
+    { tableId: table.id, currentProofId: current.id, submittedAt: current.createdAt },
+  );
 }
 
 /** Certifies a PENDING_REVIEW table through the lifecycle engine and carries out its effects. */

@@ -10,7 +10,12 @@ import {
   personOfRole,
   tableInScope,
 } from '../certification/access.js';
-import { certificationChecks, certify, parseCertifyBody } from '../certification/certify.js';
+import {
+  certificationChecks,
+  certify,
+  parseCertifyBody,
+  requireReviewedSubmission,
+} from '../certification/certify.js';
 import { loadGateTable } from '../gates/table.js';
 import { latestSubmitProof } from '../gates/proofs.js';
 import type { AppContext } from '../context.js';
@@ -46,6 +51,8 @@ export function certifyRoutes(app: FastifyInstance, ctx: AppContext): void {
         // is decided on first, and this one reads the state it left.
         const table = await loadTableInScope(tx, caller, request.params.tableId, { lock: true });
         await requireTokenTableWrite(tx, caller, table);
+        if (body.reviewedProofId !== undefined)
+          await requireReviewedSubmission(tx, table, body.reviewedProofId);
         // No checks ran (the table was not waiting for review when scanned): any submission now is unchecked.
         const reviewedProofId = live === null ? null : (reviewed?.id ?? null);
         return { contract: await certify(tx, ctx.clock, { table, caller, body, live, reviewedProofId }) };
