@@ -16,6 +16,11 @@ import {
   revocationTarget,
   revokeToken,
 } from '../../src/services/tokens.js';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { bashWords } from '../helpers/bash-words.js';
+import { runInProcess } from '../helpers/run-in-process.js';
 import type { TestServer } from '../helpers/server.js';
 import { startTestServer } from '../helpers/server.js';
 
@@ -257,5 +262,22 @@ describe('a records step run with a CLI token', () => {
       ),
     );
     expect(refused.exitCode).toBe(ExitCode.Forbidden);
+  });
+});
+
+describe('gds auth token create', () => {
+  it('says the revoke of a name with a space and `;` as a command that pastes back as that name', async () => {
+    const name = 'nightly build; touch PWNED';
+    const r = await runInProcess(['auth', 'token', 'create', '--name', name], {
+      env: {
+        GDS_CONFIG_DIR: join(await mkdtemp(join(tmpdir(), 'gds-token-hint-')), 'gds'),
+        GDS_SECRET_STORAGE: 'file',
+        SERVICE_API_URL: server.url,
+        SERVICE_TOKEN: server.user('ADMIN').accessToken,
+      },
+    });
+    expect(r.code, r.stderr).toBe(0);
+    const revoke = /gds tokens revoke (.*) ends it\.$/m.exec(r.stderr);
+    expect(bashWords(revoke?.[1] ?? '')).toEqual([name]);
   });
 });

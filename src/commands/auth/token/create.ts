@@ -2,6 +2,7 @@ import { Flags } from '@oclif/core';
 import { ApiCommand } from '../../../cli/api-command.js';
 import { boundedText } from '../../../cli/governance-flags.js';
 import { MAX_TOKEN_NAME_CHARS } from '../../../core/text-bounds.js';
+import { shellWord } from '../../../core/shell-word.js';
 import { createCliToken } from '../../../services/tokens.js';
 
 export default class AuthTokenCreate extends ApiCommand<typeof AuthTokenCreate> {
@@ -37,7 +38,7 @@ export default class AuthTokenCreate extends ApiCommand<typeof AuthTokenCreate> 
     }
     this.out.print(created.token);
     this.out.info(
-      `Created CLI token "${created.name}" (${created.id}). It is shown this once: store it now (e.g. as GDS_CLI_TOKEN); gds tokens revoke ${created.name} ends it.`,
+      `Created CLI token "${created.name}" (${created.id}). It is shown this once: store it now (e.g. as GDS_CLI_TOKEN); gds tokens revoke ${shellWord(created.name)} ends it.`,
     );
   }
 }
