@@ -35,8 +35,10 @@ import { cliEnv, cliEntry, cliUnderTest, repoRoot, runCli } from '../cli/helpers
 
 export type InProcessOptions = Omit<RunOptions, 'nodeArgs'> & {
   /** stdin and stderr say they are a terminal, as `canAsk` checks: what a command does when it could ask.
-   *  `input` answers a question asked on it (`'n\n'`, or keys: `'\u001b[B\r'` is the arrow down, then Enter). */
-  terminal?: boolean;
+   *  `input` answers a question asked on it (`'n\n'`, or keys: `'\u001b[B\r'` is the arrow down, then Enter).
+   *  `'stdout too'`: stdout says so as well, for a command that asks only when its output is on a terminal
+   *  (`gds review`'s walk). */
+  terminal?: boolean | 'stdout too';
 };
 
 /** gds's commands and plugin-help's `help`, as the single executable holds them. */
@@ -175,9 +177,12 @@ async function runOnce(args: string[], options: InProcessOptions): Promise<CliRe
     throw new Error(`process.exit(${exitCalled}) in an in-process run: test this with runCli`);
   }) as typeof process.exit;
   const streams = { stdin: stdinOf(options.input), stdout, stderr };
-  if (options.terminal === true) {
+  if (options.terminal !== undefined && options.terminal !== false) {
     Object.assign(streams.stdin, { isTTY: true });
-    Object.assign(stderr, { isTTY: true });
+    // oclif's screen module, loaded by the process's first run, asks a terminal stderr (and stdout) its width.
+    const terminal = { isTTY: true, getWindowSize: () => [80, 24] };
+    Object.assign(stderr, terminal);
+    if (options.terminal === 'stdout too') Object.assign(stdout, terminal);
   }
   for (const [name] of saved.streams) {
     Object.defineProperty(process, name, { configurable: true, enumerable: true, get: () => streams[name] });
