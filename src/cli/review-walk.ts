@@ -63,7 +63,10 @@ export async function walkQueue(
       try {
         if (decision === 'certify') {
           if (session.credentials !== undefined) requireInteractiveSession(session.credentials);
-          const { contract } = await certifyTable(client, entry.tableId, {});
+          // Pinned to the submission shown above: one filed since is refused (409), never certified unseen.
+          const { contract } = await certifyTable(client, entry.tableId, {
+            reviewedProofId: entry.proof?.id,
+          });
           out.success(`Certified ${entry.tableName}: contract ${contract.id} ${contract.status}.`);
         } else {
           const reason = await text(`Why is ${name} rejected?`);
@@ -74,6 +77,10 @@ export async function walkQueue(
       } catch (error) {
         // A static token's certify is refused here, before any request, like the service's refusals.
         if (!(error instanceof ApiError) && !(error instanceof CliError)) throw error;
+        if (error instanceof ApiError && error.code === 'submission_changed') {
+          out.warn(submittedAgain(out, name, error.details));
+          continue;
+        }
         const next = error instanceof CliError && error.suggestion ? ` ${error.suggestion}` : '';
         out.warn(
           `${name} was not ${decision === 'certify' ? 'certified' : 'rejected'}: ${error.message}${next}`,
@@ -83,4 +90,23 @@ export async function walkQueue(
   }
   if (seen === 0) out.info('Nothing is waiting for review.');
   else out.info(`${decided} of ${seen} decided.`);
+}
+
+/**
+ * A certify refused because the table was submitted again after the walk showed it, on one line: the new
+ * submission (the service's strings on one line) waits in the queue, after the pages this walk reads.
+ */
+function submittedAgain(out: Output, name: string, details: unknown): string {
+  const { currentProofId, submittedAt } = (details ?? {}) as {
+    currentProofId?: unknown;
+    submittedAt?: unknown;
+  };
+  const newer = [
+    typeof currentProofId === 'string' ? `proof ${onOneLine(currentProofId)}` : '',
+    typeof submittedAt === 'string' && !Number.isNaN(Date.parse(submittedAt))
+      ? `submitted ${out.when(submittedAt)}`
+      : '',
+  ].filter((part) => part !== '');
+  const which = newer.length === 0 ? '' : ` (${newer.join(', ')})`;
+  return `${name} was not certified: it was submitted again${which} after it was shown here. Review the new submission in the next gds review.`;
 }

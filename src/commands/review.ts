@@ -9,8 +9,8 @@ export default class Review extends ApiCommand<typeof Review> {
     'A STEWARD or above. Lists each table gds gate submit handed over, oldest first: its Gate 1 proof, what ' +
     'changed since its last certified version (definition, gate1.yml, data) and its open recertification ' +
     'requests. On a terminal it then walks the queue table by table: certify (needs a browser sign-in, as gds ' +
-    'certify does), reject with a reason, skip, or quit. Piped it only lists (tab-separated); under --json one ' +
-    'line per table.';
+    'certify does; only the submission shown: one filed since is refused and waits for the next gds review), ' +
+    'reject with a reason, skip, or quit. Piped it only lists (tab-separated); under --json one line per table.';
   static override examples = [
     '<%= config.bin %> review',
     '<%= config.bin %> review --json',

@@ -68,12 +68,18 @@ export async function evidenceOf(path: string): Promise<Evidence> {
 export async function certifyTable(
   client: ContractsClient,
   tableId: string,
-  input: { note?: string | undefined; evidence?: Evidence | undefined },
+  input: {
+    note?: string | undefined;
+    evidence?: Evidence | undefined;
+    /** The submission shown to the certifier (its proof's id): one filed since is refused, not certified. */
+    reviewedProofId?: string | undefined;
+  },
   call: Call = {},
 ): Promise<CertifyResponse> {
   const request: CertifyRequest = {
     ...(input.note === undefined ? {} : { note: input.note }),
     ...input.evidence,
+    ...(input.reviewedProofId === undefined ? {} : { reviewedProofId: input.reviewedProofId }),
   };
   return client.contracts.certify(tableId, request, call);
 }
