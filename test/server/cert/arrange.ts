@@ -11,7 +11,7 @@ export async function submit(
   server: TestServer,
   tableId: string,
   token = server.user('STEWARD').accessToken,
-): Promise<{ passed: boolean; failedPredicates: string[] }> {
+): Promise<{ id: string; passed: boolean; failedPredicates: string[] }> {
   server.clock.advance(1000);
   const response = await server.request('POST', `/api/tables/${tableId}/gate-submissions`, {
     token,

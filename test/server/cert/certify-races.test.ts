@@ -24,11 +24,21 @@ describe('certify, reject and submit of one table at once, on PostgreSQL', needs
     await server?.close();
   });
 
-  const certify = (role: 'ADMIN' | 'STEWARD' = 'ADMIN') =>
+  const certify = (role: 'ADMIN' | 'STEWARD' = 'ADMIN', body: object = { note: 'reviewed' }) =>
     server.request('POST', `/api/tables/${orders}/semantic-contract/certify`, {
       token: server.user(role).accessToken,
-      body: { note: 'reviewed' },
+      body,
     });
+  /** A new submission, once it waits on the held row (it is filed first once the row is let go). */
+  const submitBehind = async (holder: RowHolder) => {
+    server.clock.advance(1000);
+    const submitting = server.request('POST', `/api/tables/${orders}/gate-submissions`, {
+      token: server.user('MEMBER').accessToken,
+      body: {},
+    });
+    await holder.waitForBlocked(1);
+    return { submitting };
+  };
   const reject = () =>
     server.request('POST', `/api/tables/${orders}/reject`, {
       token: server.user('STEWARD').accessToken,
@@ -94,12 +104,7 @@ describe('certify, reject and submit of one table at once, on PostgreSQL', needs
   it('a submission filed while certify checked the one before: certify is 422, the new one stays with the steward', async () => {
     await submit(server, orders);
     const holder = await holdTableRow(server, orders);
-    server.clock.advance(1000);
-    const submitting = server.request('POST', `/api/tables/${orders}/gate-submissions`, {
-      token: server.user('MEMBER').accessToken,
-      body: {},
-    });
-    await holder.waitForBlocked(1);
+    const { submitting } = await submitBehind(holder);
     const certifying = certify();
     await letGo(holder);
     const [submitted, certified] = await Promise.all([submitting, certifying]);
@@ -115,6 +120,26 @@ describe('certify, reject and submit of one table at once, on PostgreSQL', needs
     expect(notification?.closed).toBe(false);
     // Certified once reviewed again.
     expect((await certify()).status).toBe(200);
+  });
+
+  it('a certify of the submission reviewed, waiting behind a new one: 409 submission_changed, nothing certified', async () => {
+    const { id: reviewed } = await submit(server, orders);
+    const versions = await certifications();
+    const holder = await holdTableRow(server, orders);
+    // The certify reads the reviewed submission as the newest before it waits on the row; the new one is
+    // filed first, under the lock, and the certify compares after it.
+    const { submitting } = await submitBehind(holder);
+    const certifying = certify('STEWARD', { reviewedProofId: reviewed });
+    await letGo(holder);
+    const [submitted, certified] = await Promise.all([submitting, certifying]);
+    expect(submitted.status).toBe(201);
+    expect(certified.status, JSON.stringify(certified.body)).toBe(409);
+    expect(certified.body.error).toMatchObject({
+      code: 'submission_changed',
+      details: { currentProofId: submitted.body.id },
+    });
+    expect(await state()).toBe('PENDING_REVIEW');
+    expect(await certifications()).toBe(versions);
   });
 
   it('rows changed between certify’s checks and its transaction: 422, audited as CERTIFICATION_BLOCKED', async () => {
