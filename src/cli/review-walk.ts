@@ -1,11 +1,13 @@
 // `gds review` on a terminal: the queue's columns, and the walk through it table by table, asking the
 // steward what to do with each (certify, reject with a reason, skip, quit).
-import { ApiError } from '../client/errors.js';
+import { debugLog } from '../auth/debug-log.js';
+import { ApiError, refusesField } from '../client/errors.js';
 import { CliError } from '../core/errors.js';
 import { onOneLine } from '../core/terminal-text.js';
 import type { ApiClient } from '../client/index.js';
 import type { QueueEntry } from '../services/review.js';
 import { changesSummary, proofSummary, requestsSummary } from '../services/review.js';
+import type { CertifyResponse } from '../contract/types.js';
 import { certifyTable, rejectTable, requireInteractiveSession } from '../services/certification.js';
 import type { Column } from './output-table.js';
 import type { Output } from './output.js';
@@ -41,6 +43,7 @@ export async function walkQueue(
 ): Promise<void> {
   let seen = 0;
   let decided = 0;
+  const service = { takesReviewedProofId: true };
   walk: for await (const page of pages) {
     for (const entry of page.rows) {
       seen += 1;
@@ -63,10 +66,12 @@ export async function walkQueue(
       try {
         if (decision === 'certify') {
           if (session.credentials !== undefined) requireInteractiveSession(session.credentials);
-          // Pinned to the submission shown above: one filed since is refused (409), never certified unseen.
-          const { contract } = await certifyTable(client, entry.tableId, {
-            reviewedProofId: entry.proof?.id,
-          });
+          const certified = await certifyShown(client, entry, service);
+          if ('currentProofId' in certified) {
+            out.warn(submittedAgain(out, name, certified));
+            continue;
+          }
+          const { contract } = certified;
           out.success(`Certified ${entry.tableName}: contract ${contract.id} ${contract.status}.`);
         } else {
           const reason = await text(`Why is ${name} rejected?`);
@@ -90,6 +95,38 @@ export async function walkQueue(
   }
   if (seen === 0) out.info('Nothing is waiting for review.');
   else out.info(`${decided} of ${seen} decided.`);
+}
+
+/**
+ * Certifies the submission shown (`entry.proof`), never one filed since: the service compares it (409
+ * submission_changed). A service that refuses `reviewedProofId` as unknown (the spec's body has no such field)
+ * is remembered for the walk; for it the queue's newest submission of the table is read and compared first,
+ * and the table certified without the field only when it is the one shown.
+ */
+async function certifyShown(
+  client: ApiClient,
+  entry: QueueEntry,
+  service: { takesReviewedProofId: boolean },
+): Promise<CertifyResponse | { currentProofId: string | null; submittedAt: string }> {
+  const shown = entry.proof?.id;
+  if (shown === undefined) return certifyTable(client, entry.tableId, {});
+  if (service.takesReviewedProofId) {
+    try {
+      return await certifyTable(client, entry.tableId, { reviewedProofId: shown });
+    } catch (error) {
+      if (!refusesField(error, 'reviewedProofId')) throw error;
+      service.takesReviewedProofId = false;
+      debugLog(
+        "the service refuses certify's reviewedProofId: for the rest of this walk, each table's newest submission is read from the queue and compared before certifying without it",
+      );
+    }
+  }
+  // Absent from the queue, the table no longer waits for review: the service's certify says why.
+  const newest = (await client.notifications.queue()).find((e) => e.tableId === entry.tableId);
+  if (newest !== undefined && newest.proof?.id !== shown) {
+    return { currentProofId: newest.proof?.id ?? null, submittedAt: newest.createdAt };
+  }
+  return certifyTable(client, entry.tableId, {});
 }
 
 /**

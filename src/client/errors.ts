@@ -55,6 +55,18 @@ export function refusesParameter(error: unknown, ...parameters: string[]): boole
 }
 
 /**
+ * A 400 that refuses `field` of a request's body as unknown: a service that follows the spec's fields only (the
+ * reference server before the field answered `invalid_body` "Unknown fields: <field>.", `details.unknown`).
+ */
+export function refusesField(error: unknown, field: string): boolean {
+  if (!(error instanceof ApiError) || error.status !== 400) return false;
+  const unknown = (error.details as { unknown?: unknown } | undefined)?.unknown;
+  if (Array.isArray(unknown)) return unknown.includes(field);
+  const named = new RegExp(`\\b${field}\\b`).test(error.message);
+  return named && /\b(unknown|unexpected|unrecognized|not allowed)\b/i.test(error.message);
+}
+
+/**
  * The service handed back a cursor it had already given for the same list: following it would ask for the
  * same pages forever. The pages before it were complete.
  */

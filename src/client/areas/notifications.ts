@@ -14,10 +14,20 @@ export interface NotificationsApi {
     pageSizes: readonly [first: number, rest: number],
     options?: CallOptions,
   ): AsyncGenerator<{ entries: QueueEntry[]; total?: number }, void, undefined>;
+  /** The whole queue in one answer (no limit, no cursor: every open notification). */
+  queue(options?: CallOptions): Promise<QueueEntry[]>;
 }
 
 export function notificationsApi(transport: Transport): NotificationsApi {
   return {
+    async queue(options) {
+      const list = await transport.send<Schema<'NotificationList'>>({
+        method: 'GET',
+        path: '/api/notifications',
+        ...options,
+      });
+      return list.notifications;
+    },
     async *queuePages([first, rest], options) {
       const walk = cursorPages('/api/notifications', (cursor) =>
         transport.send<Schema<'NotificationList'>>({

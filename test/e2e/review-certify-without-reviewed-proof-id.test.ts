@@ -1,0 +1,185 @@
+// `gds review` against a service whose certify takes only the spec's body fields: a proxy in front of the
+// reference server answers a certify that sends `reviewedProofId` as the server before that field did (400
+// invalid_body "Unknown fields: reviewedProofId."). The walk then reads the table's newest submission from the
+// queue and certifies without the field only when it is the one it showed; one filed since is said, not
+// certified. gds runs in the test process, its terminal a stand-in whose input answers the walk's questions.
+import { createServer } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { withProfileLock } from '../../src/auth/config.js';
+import { saveProfile } from '../../src/auth/profiles.js';
+import { runInProcess } from '../helpers/run-in-process.js';
+import type { TestServer } from '../helpers/server.js';
+import { needs, noTerminalStandIn } from '../helpers/skip.js';
+import { startTestServer } from './test-server.js';
+
+let server: TestServer;
+let dir: string;
+
+beforeAll(async () => {
+  server = await startTestServer({ jobs: 'manual' });
+  dir = await mkdtemp(join(tmpdir(), 'gds-e2e-review-certify-spec-body-'));
+});
+
+afterAll(async () => {
+  await server?.close();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+/** `gate submit` as the table's owner: the new submission's proof id. */
+const submit = async (tableId: string): Promise<string> => {
+  server.clock.advance(1000);
+  const answer = await server.request('POST', `/api/tables/${tableId}/gate-submissions`, {
+    token: server.user('OWNER').accessToken,
+    body: {},
+  });
+  expect(answer.status).toBe(201);
+  return answer.body.id as string;
+};
+
+/**
+ * Forwards every request to the server, except a certify whose body holds `reviewedProofId`: that one is
+ * answered 400 as the server before the field answered it, after `meanwhile` (another writer) is done.
+ */
+async function specBodyProxy(meanwhile: () => Promise<void> = async () => {}) {
+  const base = new URL(server.url);
+  const certifies = { refused: 0, forwarded: 0 };
+  const proxy = createServer((request, response) => {
+    void (async () => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of request) chunks.push(chunk as Buffer);
+      const method = request.method ?? 'GET';
+      const certify = method === 'POST' && (request.url ?? '').includes('/semantic-contract/certify');
+      const body = Buffer.concat(chunks);
+      if (certify && 'reviewedProofId' in (JSON.parse(body.toString() || '{}') as object)) {
+        certifies.refused += 1;
+        await meanwhile();
+        const error = {
+          code: 'invalid_body',
+          message: 'Unknown fields: reviewedProofId.',
+          details: { unknown: ['reviewedProofId'] },
+        };
+        response.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error }));
+        return;
+      }
+      if (certify) certifies.forwarded += 1;
+      const answer = await fetch(`${base.origin}${request.url ?? '/'}`, {
+        method,
+        headers: forwarded(request.headers),
+        ...(chunks.length === 0 ? {} : { body }),
+      });
+      const headers: Record<string, string> = {};
+      answer.headers.forEach((value, name) => {
+        if (!['content-encoding', 'transfer-encoding', 'content-length'].includes(name))
+          headers[name] = value;
+      });
+      response.writeHead(answer.status, headers).end(Buffer.from(await answer.arrayBuffer()));
+    })().catch((error: unknown) => response.destroy(error as Error));
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  const { port } = proxy.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}${base.pathname.replace(/\/$/, '')}`,
+    certifies,
+    async close() {
+      proxy.closeAllConnections();
+      await new Promise<void>((resolve) => proxy.close(() => resolve()));
+    },
+  };
+}
+
+function forwarded(headers: IncomingHttpHeaders): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers))
+    if (typeof value === 'string' && name !== 'host' && name !== 'content-length') kept[name] = value;
+  return kept;
+}
+
+const state = async (tableId: string) =>
+  (await server.sql<{ state: string }>(`SELECT state FROM gds.tables WHERE id = $1`, [tableId]))[0]?.state;
+
+/** `gds review` as a steward signed in through the browser (certify takes no static token), through `base`. */
+async function review(name: string, base: string, input: string) {
+  const configDir = join(dir, name);
+  const env = {
+    HOME: dir,
+    GDS_CONFIG_DIR: configDir,
+    GDS_SECRET_STORAGE: 'file',
+    GDS_DEBUG: '1',
+    SERVICE_API_URL: undefined,
+  };
+  const profileEnv = { ...process.env, ...env };
+  await withProfileLock(
+    'steward',
+    () =>
+      saveProfile(
+        'steward',
+        { kind: 'session', base },
+        { accessToken: server.user('STEWARD').accessToken },
+        { env: profileEnv },
+      ),
+    { env: profileEnv },
+  );
+  return runInProcess(['review'], { terminal: 'stdout too', env, input });
+}
+
+// Two arrows up from Skip to Certify, then Enter.
+const CERTIFY = '\u001b[A\u001b[A\r';
+const SAID_ONCE = "the service refuses certify's reviewedProofId";
+
+describe('gds review against a service whose certify refuses reviewedProofId', () => {
+  it(
+    'nothing submitted since it was shown: the table is certified without the field, the refusal said once',
+    needs(noTerminalStandIn),
+    async () => {
+      const orders = server.table('orders');
+      await submit(orders.id);
+      const proxy = await specBodyProxy();
+      try {
+        // One table per walk: the stand-in terminal's input answers one question.
+        const walk = await review('certified', proxy.url, CERTIFY);
+        expect(walk.code, walk.stderr).toBe(0);
+        expect(walk.stderr).toContain('Certified orders');
+        expect(walk.stderr).not.toContain('was not certified');
+        expect(walk.stderr).toContain('1 of 1 decided.');
+        expect(walk.stderr.split(SAID_ONCE)).toHaveLength(2);
+        expect(proxy.certifies).toEqual({ refused: 1, forwarded: 1 });
+      } finally {
+        await proxy.close();
+      }
+      expect(await state(orders.id)).toBe('CERTIFIED');
+    },
+  );
+
+  it(
+    'submitted again between showing and "Certify": said on one line, not certified',
+    needs(noTerminalStandIn),
+    async () => {
+      const customers = server.table('customers');
+      await submit(customers.id);
+      let resubmitted: string | undefined;
+      const proxy = await specBodyProxy(async () => {
+        resubmitted = await submit(customers.id);
+      });
+      try {
+        const walk = await review('resubmitted', proxy.url, CERTIFY);
+        expect(walk.code, walk.stderr).toBe(0);
+        const said = walk.stderr.split('\n').filter((line) => line.includes('was not certified'));
+        expect(said).toHaveLength(1);
+        expect(said[0]).toContain(
+          `customers was not certified: it was submitted again (proof ${resubmitted}`,
+        );
+        expect(said[0]).toContain('Review the new submission in the next gds review.');
+        expect(walk.stderr).not.toContain('Certified customers');
+        expect(walk.stderr).toContain('0 of 1 decided.');
+        expect(proxy.certifies).toEqual({ refused: 1, forwarded: 0 });
+      } finally {
+        await proxy.close();
+      }
+      expect(await state(customers.id)).toBe('PENDING_REVIEW');
+    },
+  );
+});
