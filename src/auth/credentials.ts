@@ -12,6 +12,7 @@ import { configPath, loadConfig } from './config.js';
 import { readProfileSecrets } from './profile-secrets.js';
 import type { SecretStorage } from './secret-store.js';
 import { describeStorage, KeychainUnavailableError, secretStorageSetting } from './secret-store.js';
+import { shellWord } from '../core/shell-word.js';
 
 export interface CredentialFlags {
   token?: string | undefined;
@@ -382,7 +383,7 @@ function unknownProfile(name: string, config: GdsConfig): CliError {
     {
       exitCode: ExitCode.Usage,
       code: 'unknown_profile',
-      suggestion: `Create it with: gds auth set --profile ${name.length > 64 ? '<name>' : echoed(name)} --token <t> --base <url>`,
+      suggestion: `Create it with: gds auth set --profile ${name.length > 64 ? '<name>' : shellWord(name)} --token <t> --base <url>`,
       details: { profile: name, known },
     },
   );

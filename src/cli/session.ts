@@ -300,7 +300,7 @@ function suggestionFor(
     case 422: {
       const table = tableOf(path);
       if (error.code === 'invalid_gate1' && table !== undefined) {
-        return `gds gate validate ${table} -f <file> shows the same errors before anything is sent.`;
+        return `gds gate validate ${shellWord(table)} -f <file> shows the same errors before anything is sent.`;
       }
       return undefined;
     }
@@ -337,7 +337,8 @@ function specificSuggestion(error: ApiError, path: string): string | undefined |
     return 'Revoke it by the id (itk_…, clt_…) or NAME that gds tokens list shows; the client token listed there is masked.';
   }
   const table = tableOf(path);
-  if (error.status === 409 && table !== undefined) return `gds status ${table} shows where the table is now.`;
+  if (error.status === 409 && table !== undefined)
+    return `gds status ${shellWord(table)} shows where the table is now.`;
   return null;
 }
 

@@ -270,7 +270,7 @@ async function applyTable(
         exitCode: ExitCode.Conflict,
         code: 'owned_elsewhere',
         // --exclude takes the dbt node's name, --adopt the table's (a promoted table's is not the model's).
-        suggestion: `Leave the model out (--exclude ${table.selector ?? nodeSelector(table.uniqueId) ?? table.table}), or pass --adopt ${shellWord(table.heldName ?? table.table)} to take the table over.`,
+        suggestion: `Leave the model out (--exclude ${shellWord(table.selector ?? nodeSelector(table.uniqueId) ?? table.table)}), or pass --adopt ${shellWord(table.heldName ?? table.table)} to take the table over.`,
       }),
     );
   }

@@ -51,7 +51,7 @@ async function custodyAdvised<T>(to: string, send: () => Promise<T>): Promise<T>
       code: error.code,
       suggestion:
         `Create the custody table in ${shellWord(to)} through the service (its dashboard or API), then copy the rules: ` +
-        `gds gate get ${table} -o gate1.yml && gds gate apply <new table> -f gate1.yml, and the contract with ` +
+        `gds gate get ${shellWord(table)} -o gate1.yml && gds gate apply <new table> -f gate1.yml, and the contract with ` +
         'gds contract set-intent <new table> --intent … --grain …. Its rows stay in its own environment.',
       details: { status: 400, server: error.details },
     });

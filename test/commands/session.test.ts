@@ -176,6 +176,18 @@ describe('sessionFailure: an ApiError becomes the exit code of its status and a 
       apiError(409, 'not_pending_review', { url: `${BASE}/api/tables/t_1/certify`, method: 'POST' }),
     );
     expect(stateConflict.suggestion).toBe('gds status t_1 shows where the table is now.');
+    // The table as the user typed it goes into a line to paste: one word for the shell, never a second command.
+    const typed = encodeURIComponent('a b;touch PWNED');
+    const quoted = mapped(
+      apiError(409, 'not_pending_review', { url: `${BASE}/api/tables/${typed}/certify`, method: 'POST' }),
+    );
+    expect(quoted.suggestion).toBe("gds status 'a b;touch PWNED' shows where the table is now.");
+    const invalid = mapped(
+      apiError(422, 'invalid_gate1', { url: `${BASE}/api/tables/${typed}/gate1`, method: 'PUT' }),
+    );
+    expect(invalid.suggestion).toBe(
+      "gds gate validate 'a b;touch PWNED' -f <file> shows the same errors before anything is sent.",
+    );
     // The service's message already says what to run: no second suggestion under it.
     const said = mapped(apiError(404, 'gate1_not_found', { message: 'None yet; run `gds gate apply t_1`.' }));
     expect(said.suggestion).toBeUndefined();

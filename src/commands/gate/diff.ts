@@ -121,7 +121,7 @@ export default class GateDiff extends ApiCommand<typeof GateDiff> {
       if (fromServer.noneApplied) {
         const note =
           `Table ${tableId} has no gate1.yml yet: ${file === '-' ? 'stdin' : file} is compared with an empty file. ` +
-          `Apply it with gds gate apply ${tableId} -f ${file ?? 'gate1.yml'}.`;
+          `Apply it with gds gate apply ${shellWord(tableId)} -f ${shellWord(file ?? 'gate1.yml')}.`;
         // Under --json every line of stderr is JSON: the note is a warning line there.
         if (this.out.json) this.out.warn(note);
         else this.out.info(note);

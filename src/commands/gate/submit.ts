@@ -7,6 +7,7 @@ import { ExitCode } from '../../core/errors.js';
 import { parseIdempotencyKey, submitGate } from '../../services/gates.js';
 import { printProof } from '../../cli/gate-output.js';
 import { onOneLine } from '../../core/terminal-text.js';
+import { shellWord } from '../../core/shell-word.js';
 
 export default class GateSubmit extends ApiCommand<typeof GateSubmit> {
   static override summary = 'Run Gate 1 on every row, keep the proof, and send the table to review.';
@@ -82,8 +83,8 @@ export default class GateSubmit extends ApiCommand<typeof GateSubmit> {
       const view = onOneLine(proof.withdrawnView ?? '');
       this.out.warn(
         replayed
-          ? `${proof.tableId} was CERTIFIED: its certified view ${view} was withdrawn by that submission; it stays withdrawn until the table is certified again (gds certify ${proof.tableId}).`
-          : `${proof.tableId} was CERTIFIED: its certified view ${view} is withdrawn until the table is certified again (gds certify ${proof.tableId}). --if-not-certified skips a CERTIFIED table instead.`,
+          ? `${proof.tableId} was CERTIFIED: its certified view ${view} was withdrawn by that submission; it stays withdrawn until the table is certified again (gds certify ${shellWord(proof.tableId)}).`
+          : `${proof.tableId} was CERTIFIED: its certified view ${view} is withdrawn until the table is certified again (gds certify ${shellWord(proof.tableId)}). --if-not-certified skips a CERTIFIED table instead.`,
       );
     }
     if (!proof.passed) process.exitCode = ExitCode.Failure;
