@@ -180,6 +180,37 @@ function knownTopicDepth(parts: readonly string[], commandIds: readonly string[]
 }
 
 /**
+ * The command of a command line that put a flag first (`gds --detailed-exitcode plan`): oclif reads the first
+ * word as the command. The command is the first word after the flags that starts a command id (topic words
+ * included, `gate diff`); the line suggested holds the command, then the flags' names alone (a value, maybe a
+ * token, is never echoed), then `…` for the rest. Undefined when the first word is no flag or no command follows.
+ */
+export function flagFirstSuggestion(
+  argv: readonly string[],
+  commandIds: readonly string[],
+): string | undefined {
+  if (!(argv[0] ?? '').startsWith('-')) return undefined;
+  for (let start = 1; start < argv.length; start += 1) {
+    let end = start;
+    let id: string | undefined;
+    while (end < argv.length && !(argv[end] ?? '').startsWith('-')) {
+      const head = argv.slice(start, end + 1).join(':');
+      if (commandIds.includes(head)) id = head;
+      else if (!isTopic(head, commandIds)) break;
+      end += 1;
+    }
+    if (id === undefined) continue;
+    const flags = argv
+      .slice(0, start)
+      .filter((word) => /^--?[A-Za-z][\w-]*(=|$)/.test(word))
+      .map((word) => word.split('=')[0] ?? word);
+    const line = [...id.split(':'), ...flags].join(' ');
+    return `gds reads the command first, then its flags: \`gds ${echoed(line)} …\` (the flags' values and arguments as you gave them).`;
+  }
+  return undefined;
+}
+
+/**
  * "Did you mean" for an unknown command id (`gate:resutl`), from the command ids by edit distance; when
  * the first words are a command (`list extra`), the rest were arguments it does not take.
  */

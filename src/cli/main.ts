@@ -8,7 +8,13 @@ import type { Command, Interfaces } from '@oclif/core';
 import { installUndiciFetch } from '../client/undici-fetch.js';
 import { flagMeant, globalFlagsAfterCommand, mayBeAlias } from './command-route.js';
 import { CliError, ExitCode } from '../core/errors.js';
-import { commandSuggestion, toCliError, unknownCommandWords, withExitCode } from './errors.js';
+import {
+  commandSuggestion,
+  flagFirstSuggestion,
+  toCliError,
+  unknownCommandWords,
+  withExitCode,
+} from './errors.js';
 import { colorEnabled, forcedTerminal, jsonRequested, Output, shapingRequested } from './output.js';
 import { startRunSecrets } from '../core/redact.js';
 import { noteFailure } from './usage-ending.js';
@@ -236,10 +242,12 @@ function exitAfter(
   let failure: CliError;
   if (unknownCommand !== null) {
     const id = unknownCommand[1] ?? '';
-    failure = new CliError(`Unknown command: ${unknownCommandWords(id, commandIds)}.`, {
+    // A flag first (`--file=x plan`): its name, never its value (maybe a token).
+    const named = id.startsWith('-') ? (id.split('=')[0] ?? id) : id;
+    failure = new CliError(`Unknown command: ${unknownCommandWords(named, commandIds)}.`, {
       exitCode: ExitCode.Usage,
       code: 'command_not_found',
-      suggestion: commandSuggestion(id, commandIds),
+      suggestion: flagFirstSuggestion(argv, commandIds) ?? commandSuggestion(named, commandIds),
     });
   } else if (shape.oclif?.exit === notFoundExit) {
     // plugin-not-found has already said which command is unknown; its message says where to look.

@@ -158,6 +158,20 @@ describe('usage errors (exit 2)', () => {
     ]);
   });
 
+  it('a flag before the command: the line with the command first, no value echoed', async () => {
+    const r = await runInProcess(['--detailed-exitcode', 'plan', '--dbt', '.']);
+    // Under plan's --detailed-exitcode a usage error is 1, never 2 ("a table would change").
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain(
+      'gds reads the command first, then its flags: `gds plan --detailed-exitcode …`',
+    );
+    const topic = await runInProcess(['--file=secret-gate1.yml', 'gate', 'diff', 't_1']);
+    expect(topic.code).toBe(2);
+    expect(topic.stderr).toContain('`gds gate diff --file …`');
+    expect(topic.stderr).not.toContain('secret-gate1.yml');
+  });
+
   it('never echoes a --token value whole in an error', async () => {
     const token = 'cli_0123456789secret';
     const r = await runInProcess(['gate', 'diff', 't_1', token, '--token', token]);
