@@ -102,7 +102,7 @@ const state = async (tableId: string) =>
   (await server.sql<{ state: string }>(`SELECT state FROM gds.tables WHERE id = $1`, [tableId]))[0]?.state;
 
 /** `gds review` as a steward signed in through the browser (certify takes no static token), through `base`. */
-async function review(name: string, base: string, input: string) {
+async function review(name: string, base: string, input: string | string[]) {
   const configDir = join(dir, name);
   const env = {
     HOME: dir,
@@ -132,25 +132,29 @@ const SAID_ONCE = "the service refuses certify's reviewedProofId";
 
 describe('gds review against a service whose certify refuses reviewedProofId', () => {
   it(
-    'nothing submitted since it was shown: the table is certified without the field, the refusal said once',
+    'nothing submitted since it was shown: each table is certified, the refusal met and said once per walk',
     needs(noTerminalStandIn),
     async () => {
       const orders = server.table('orders');
+      const customers = server.table('customers');
       await submit(orders.id);
+      await submit(customers.id);
       const proxy = await specBodyProxy();
       try {
-        // One table per walk: the stand-in terminal's input answers one question.
-        const walk = await review('certified', proxy.url, CERTIFY);
+        const walk = await review('certified', proxy.url, [CERTIFY, CERTIFY]);
         expect(walk.code, walk.stderr).toBe(0);
         expect(walk.stderr).toContain('Certified orders');
+        expect(walk.stderr).toContain('Certified customers');
         expect(walk.stderr).not.toContain('was not certified');
-        expect(walk.stderr).toContain('1 of 1 decided.');
+        expect(walk.stderr).toContain('2 of 2 decided.');
         expect(walk.stderr.split(SAID_ONCE)).toHaveLength(2);
-        expect(proxy.certifies).toEqual({ refused: 1, forwarded: 1 });
+        // The field is sent to the first certify only; the second goes without it.
+        expect(proxy.certifies).toEqual({ refused: 1, forwarded: 2 });
       } finally {
         await proxy.close();
       }
       expect(await state(orders.id)).toBe('CERTIFIED');
+      expect(await state(customers.id)).toBe('CERTIFIED');
     },
   );
 

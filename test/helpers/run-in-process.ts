@@ -117,10 +117,30 @@ class Capture extends Writable {
   }
 }
 
-function stdinOf(input: string | undefined): Readable {
+/**
+ * stdin with `input`: a string at once, then the end; answers (an array) one per question: the first at once,
+ * each next one when a question resumes the stream (readline pauses its input as a question closes, and the
+ * next question's readline resumes it; keys pushed at once would all go to the first question), the end after
+ * the last.
+ */
+function stdinOf(input: string | readonly string[] | undefined): Readable {
   const stream = new Readable({ read() {} });
-  if (input !== undefined) stream.push(Buffer.from(input));
-  stream.push(null);
+  const answers = typeof input === 'string' ? [input] : [...(input ?? [])];
+  const next = () => {
+    const answer = answers.shift();
+    if (answer !== undefined) stream.push(Buffer.from(answer));
+    if (answers.length === 0) stream.push(null);
+  };
+  let paused = false;
+  stream.on('pause', () => {
+    paused = true;
+  });
+  stream.on('resume', () => {
+    if (!paused || answers.length === 0) return;
+    paused = false;
+    next();
+  });
+  next();
   return stream;
 }
 

@@ -34,8 +34,9 @@ export interface CliResult {
 }
 
 export interface RunOptions {
-  /** Written to stdin, then closed. Without it stdin is empty (/dev/null). */
-  input?: string;
+  /** Written to stdin, then closed. Without it stdin is empty (/dev/null). An array is one answer per question
+   *  (in the test process, each given when the next question reads; to a process, all at once). */
+  input?: string | readonly string[];
   /** Added to (or, when undefined, removed from) a clean environment. */
   env?: Record<string, string | undefined>;
   cwd?: string;
@@ -97,7 +98,7 @@ export function runCli(args: string[], options: RunOptions = {}): Promise<CliRes
     child.stdin?.on('error', (error: NodeJS.ErrnoException) => {
       if (error.code !== 'EPIPE') throw error;
     });
-    child.stdin?.end(options.input);
+    child.stdin?.end(typeof options.input === 'string' ? options.input : options.input.join(''));
   }
   return collect(child);
 }
