@@ -18,11 +18,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig, updateConfig } from '../../src/auth/config.js';
+import { loadConfig } from '../../src/auth/config.js';
 import { setStaticProfile } from '../../src/auth/profiles.js';
 import { cliEnv, collect, node24, repoRoot } from '../cli/helpers/cli-process.js';
 import { integrationAnswers } from '../helpers/integration-answers.js';
-import { answeringService, lockedProfileCi } from '../helpers/held-profile-lock.js';
+import { answeringService, holdConfigLock, lockedProfileCi } from '../helpers/held-profile-lock.js';
 
 const { tokens, issued } = integrationAnswers('tok_waiting42');
 
@@ -93,22 +93,7 @@ async function setUpConfigLocked(answer: unknown) {
   };
   await setStaticProfile({ name: 'ci', token: 'cli_oldProfileToken42', base: service.url }, { env });
   const before = await loadConfig({ env });
-  let release!: () => void;
-  const released = new Promise<void>((resolve) => (release = resolve));
-  let taken!: () => void;
-  const holding = new Promise<void>((resolve) => (taken = resolve));
-  const writing = updateConfig(
-    async () => {
-      taken();
-      await released;
-    },
-    { env },
-  );
-  await holding;
-  cleanup.push(async () => {
-    release();
-    await writing;
-  });
+  await holdConfigLock(env, cleanup);
   return { env, before, interrupt: interrupting(service.url, env, 'config.json.lock') };
 }
 
