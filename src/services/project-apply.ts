@@ -168,7 +168,7 @@ export async function applyPlan(
   let oneByOne = writes;
   if (options.batch !== false) {
     const failedTables = new Set<PlannedTable>();
-    const { written, leftOver } = await applyInBatches(client, plan, writes.filter(batchable), {
+    const { written, leftOver, unfinished } = await applyInBatches(client, plan, writes.filter(batchable), {
       concurrency: Math.min(concurrency, 2),
       describe: (error) => asCliError(error, options.describe),
       record,
@@ -176,6 +176,16 @@ export async function applyPlan(
         failedTables.add(table);
         fail(table, step, tableId, error);
       },
+    });
+    await mapBounded(unfinished, concurrency, async ({ table, tableId, from }) => {
+      try {
+        await writeRulesAndIntent(client, plan, table, tableId, from, options, record);
+        written.push({ table, tableId });
+      } catch (error) {
+        const { step: name, error: cause } = failure(table, error);
+        failedTables.add(table);
+        fail(table, name, tableId, cause);
+      }
     });
     const done = written.filter(({ table }) => !failedTables.has(table));
     applied += done.length;
@@ -323,10 +333,30 @@ async function applyTable(
     });
     return id;
   }
-  const id = tableId;
+  await writeRulesAndIntent(client, plan, table, tableId, 'gate1', options, record);
+  if (options.submit === true) await submitTable(client, plan, { ...table, tableId }, options, record);
+}
+
+/**
+ * The table's gate1.yml and contract intent by their single writes (those the plan found changed, from `from`
+ * on): after its definition, or after a batch step the database rolled back (a 503: the transport waits out its
+ * Retry-After and sends it again, as it does every single write).
+ */
+async function writeRulesAndIntent(
+  client: ApplyClient,
+  plan: ProjectPlan,
+  table: PlannedTable,
+  id: string,
+  from: 'gate1' | 'contract',
+  options: ApplyOptions,
+  record: (action: ApplyAction) => void,
+): Promise<void> {
+  const work = table.work as TableWork;
+  const project = plan.project.id;
+  const base = { table: table.table };
   const sent = sends(table, work);
   const { gate1, intent } = work;
-  if (gate1 !== undefined && sent.gate1) {
+  if (from === 'gate1' && gate1 !== undefined && sent.gate1) {
     await step('gate1', id, options.describe, async () => {
       const outcome = await applyGate(client, id, gate1, { project });
       record({
@@ -349,7 +379,6 @@ async function applyTable(
       });
     });
   }
-  if (options.submit === true) await submitTable(client, plan, { ...table, tableId: id }, options, record);
 }
 
 /**
@@ -460,7 +489,8 @@ function existingIdOf(error: unknown): string | undefined {
 // write's. A first apply of 500 models is then a handful of requests, within the default rate limit. What a
 // batch cannot say is left to the table-by-table path: a table registered since the plan (409 naming it), an
 // item whose first step met a deadlock (503, nothing of it stored: the single writes send it again after
-// Retry-After), and a whole service without the batch route (404).
+// Retry-After), and a whole service without the batch route (404). An item whose later step met one (its
+// definition, or gate1.yml, stored) is finished from that step by its single writes.
 
 export const BATCH_SIZE = 50;
 /** The most bytes of a batch's body: the service's limit on every request body (413 over it). */
@@ -497,6 +527,11 @@ export interface BatchOutcome {
   written: Array<{ table: PlannedTable; tableId: string }>;
   /** Tables to write one by one: the batch could not say (see the head of this file). */
   leftOver: PlannedTable[];
+  /**
+   * Tables a later step of which the database rolled back (503: its definition, or gate1.yml, is stored): their
+   * single writes finish them from that step.
+   */
+  unfinished: Array<{ table: PlannedTable; tableId: string; from: 'gate1' | 'contract' }>;
 }
 
 /** A table apply may send in a batch: created or replaced, and not adopted or moved to its project first. */
@@ -558,6 +593,18 @@ function refusedUnwritten(result: ArtifactBatchItemResult): boolean {
 }
 
 /**
+ * The later step of the item that met a 503 (a deadlock the database rolled back, the service busy), the steps
+ * before it done: the item stopped there, and that step's single write sends it again after Retry-After.
+ */
+function refusedLaterStep(result: ArtifactBatchItemResult): 'gate1' | 'contract' | undefined {
+  if (result.tableId === null) return undefined;
+  if (result.definition !== undefined && result.gate1?.status === 503) return 'gate1';
+  if ((result.definition !== undefined || result.gate1 !== undefined) && result.contract?.status === 503)
+    return 'contract';
+  return undefined;
+}
+
+/**
  * Writes `tables` (all batchable) in batches; `record` hears each step as the table-by-table path reports it,
  * `fail` each failed step with the error its single write would have raised.
  */
@@ -578,6 +625,7 @@ export async function applyInBatches(
   );
   const written: BatchOutcome['written'] = [];
   const leftOver: PlannedTable[] = [];
+  const unfinished: BatchOutcome['unfinished'] = [];
   let unsupported = false;
   await mapBounded(chunks, options.concurrency, async (entries) => {
     const chunk = entries.map((entry) => entry.table);
@@ -603,11 +651,18 @@ export async function applyInBatches(
         leftOver.push(table);
         continue;
       }
+      const from = refusedLaterStep(result);
+      if (from !== undefined && result.tableId !== null) {
+        const { [from]: _refused, ...done } = result;
+        report(table, from === 'gate1' ? { ...done, contract: undefined } : done, options);
+        unfinished.push({ table, tableId: result.tableId, from });
+        continue;
+      }
       if (result.tableId !== null) written.push({ table, tableId: result.tableId });
       report(table, result, options);
     }
   });
-  return { written, leftOver };
+  return { written, leftOver, unfinished };
 }
 
 function report(

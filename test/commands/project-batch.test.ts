@@ -2,7 +2,7 @@
 // PGlite and PostgreSQL: a first apply of many models stays within a low rate limit without one 429, every
 // table registered with its gate1.yml and contract intent, and the same apply again writes nothing; batches of
 // large definitions are cut to stay within the service's request body limit; a table whose batch step met a
-// deadlock is written by its single writes.
+// deadlock is written by its single writes, from that step when an earlier one was stored.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REQUEST_BODY_LIMIT_BYTES } from '../../src/core/artifact-bounds.js';
 import { CliError } from '../../src/core/errors.js';
@@ -41,6 +41,8 @@ const largeProject = {
 
 /** A project whose first model's registration meets a deadlock once (a trigger on gds.tables). */
 const deadlockNames = ['dl_first', 'dl_second'];
+/** A project whose first model's gate1.yml, after its registration, meets a deadlock once (on gate1_versions). */
+const laterDeadlockNames = ['dlg_first', 'dlg_second'];
 
 describe.each(ENGINES)('apply in batches on $engine', ({ postgres, skip }) => {
   let started: ProjectServer | undefined;
@@ -56,7 +58,10 @@ describe.each(ENGINES)('apply in batches on $engine', ({ postgres, skip }) => {
       rateLimit: RATE_LIMIT,
       logger: (line) => log.push(line),
       relations: Object.fromEntries(
-        [...names, ...largeNames, ...deadlockNames].map((name) => [name, 'id integer, label text']),
+        [...names, ...largeNames, ...deadlockNames, ...laterDeadlockNames].map((name) => [
+          name,
+          'id integer, label text',
+        ]),
       ),
     });
     ({ server, client, dev } = started);
@@ -163,4 +168,63 @@ describe.each(ENGINES)('apply in batches on $engine', ({ postgres, skip }) => {
       await server.sql('DROP TRIGGER deadlock_once ON gds.tables');
     }
   });
+  // An item whose gate1.yml step the database rolled back after its definition was stored (503 on a later
+  // step): the definition is reported done, and the gate1.yml and intent are finished by their single writes,
+  // which wait out Retry-After: not reported failed, nothing written twice.
+  it(
+    'a table whose gate1.yml step met a deadlock is finished by its single writes',
+    needs(skip),
+    async () => {
+      await server.sql('CREATE SEQUENCE gds.gate1_deadlock_once');
+      await server.sql(`CREATE FUNCTION gds.gate1_deadlock_once() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF (SELECT name FROM gds.tables WHERE id = NEW.table_id) = 'dlg_first'
+           AND nextval('gds.gate1_deadlock_once') = 1 THEN
+          RAISE EXCEPTION 'deadlock raised by the test' USING ERRCODE = '40P01';
+        END IF;
+        RETURN NEW;
+      END $$`);
+      await server.sql(
+        'CREATE TRIGGER gate1_deadlock_once BEFORE INSERT ON gds.gate1_versions FOR EACH ROW EXECUTE FUNCTION gds.gate1_deadlock_once()',
+      );
+      try {
+        log.length = 0;
+        const plan = await planProject(client, dbtProjectOf('deadlock_gate1', laterDeadlockNames), {
+          connectorId: dev,
+        });
+        expect(plan.counts.create).toBe(laterDeadlockNames.length);
+        const summary = await applyPlan(client, plan, { describe: describeError });
+        expect(summary.failed).toEqual([]);
+        expect(summary.applied).toBe(laterDeadlockNames.length);
+        const first = summary.actions.filter((action) => action.table === 'dlg_first');
+        expect(first.map((action) => [action.step, action.outcome])).toEqual([
+          ['register', 'done'],
+          ['gate1', 'done'],
+          ['contract', 'done'],
+        ]);
+        // One batch; dlg_first's gate1.yml and intent by their single writes.
+        expect(
+          log.filter((line) => line.startsWith('← 200 ') && line.includes('/api/artifacts/batch')),
+        ).toHaveLength(1);
+        const held = await server.sql<{ name: string; gate1: number; intent: boolean }>(
+          `SELECT t.name,
+                (SELECT count(*)::int FROM gds.gate1_versions g WHERE g.table_id = t.id) AS gate1,
+                c.grain_type = 'ONE_PER_ENTITY' AS intent
+           FROM gds.tables t LEFT JOIN gds.contracts c ON c.table_id = t.id
+          WHERE t.project = $1 AND t.active ORDER BY t.name`,
+          [`deadlock_gate1@${dev}`],
+        );
+        expect(held).toEqual([
+          { name: 'dlg_first', gate1: 1, intent: true },
+          { name: 'dlg_second', gate1: 1, intent: true },
+        ]);
+        const [once] = await server.sql<{ tries: string }>(
+          'SELECT last_value::text AS tries FROM gds.gate1_deadlock_once',
+        );
+        expect(once?.tries).toBe('2');
+      } finally {
+        await server.sql('DROP TRIGGER gate1_deadlock_once ON gds.gate1_versions');
+      }
+    },
+  );
 });
