@@ -44,6 +44,25 @@ const deadlockNames = ['dl_first', 'dl_second'];
 /** A project whose first model's gate1.yml, after its registration, meets a deadlock once (on gate1_versions). */
 const laterDeadlockNames = ['dlg_first', 'dlg_second'];
 
+/**
+ * A trigger `name` raising a deadlock (40P01) once, before the first insert into `on` whose `nameOf` (an SQL
+ * expression over NEW) is `model`. It counts by a sequence of the same name, not a row: the deadlock rolls back
+ * what its transaction wrote. The test drops the trigger.
+ */
+async function deadlockOnce(server: TestServer, name: string, on: string, nameOf: string, model: string) {
+  await server.sql(`CREATE SEQUENCE gds.${name}`);
+  await server.sql(`CREATE FUNCTION gds.${name}() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      IF ${nameOf} = '${model}' AND nextval('gds.${name}') = 1 THEN
+        RAISE EXCEPTION 'deadlock raised by the test' USING ERRCODE = '40P01';
+      END IF;
+      RETURN NEW;
+    END $$`);
+  await server.sql(
+    `CREATE TRIGGER ${name} BEFORE INSERT ON ${on} FOR EACH ROW EXECUTE FUNCTION gds.${name}()`,
+  );
+}
+
 describe.each(ENGINES)('apply in batches on $engine', ({ postgres, skip }) => {
   let started: ProjectServer | undefined;
   let server: TestServer;
@@ -132,18 +151,7 @@ describe.each(ENGINES)('apply in batches on $engine', ({ postgres, skip }) => {
   // An item whose first step the database rolled back (503 database_conflict: nothing of it stored) is written
   // by its single writes, which wait out Retry-After and send it again: registered, not reported failed.
   it('a table the batch met a deadlock on is registered by its single write', needs(skip), async () => {
-    // A sequence, not a row: the deadlock rolls back what its transaction wrote.
-    await server.sql('CREATE SEQUENCE gds.deadlock_once');
-    await server.sql(`CREATE FUNCTION gds.deadlock_once() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        IF NEW.name = 'dl_first' AND nextval('gds.deadlock_once') = 1 THEN
-          RAISE EXCEPTION 'deadlock raised by the test' USING ERRCODE = '40P01';
-        END IF;
-        RETURN NEW;
-      END $$`);
-    await server.sql(
-      'CREATE TRIGGER deadlock_once BEFORE INSERT ON gds.tables FOR EACH ROW EXECUTE FUNCTION gds.deadlock_once()',
-    );
+    await deadlockOnce(server, 'deadlock_once', 'gds.tables', 'NEW.name', 'dl_first');
     try {
       log.length = 0;
       const plan = await planProject(client, dbtProjectOf('deadlock', deadlockNames), { connectorId: dev });
@@ -175,17 +183,12 @@ describe.each(ENGINES)('apply in batches on $engine', ({ postgres, skip }) => {
     'a table whose gate1.yml step met a deadlock is finished by its single writes',
     needs(skip),
     async () => {
-      await server.sql('CREATE SEQUENCE gds.gate1_deadlock_once');
-      await server.sql(`CREATE FUNCTION gds.gate1_deadlock_once() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        IF (SELECT name FROM gds.tables WHERE id = NEW.table_id) = 'dlg_first'
-           AND nextval('gds.gate1_deadlock_once') = 1 THEN
-          RAISE EXCEPTION 'deadlock raised by the test' USING ERRCODE = '40P01';
-        END IF;
-        RETURN NEW;
-      END $$`);
-      await server.sql(
-        'CREATE TRIGGER gate1_deadlock_once BEFORE INSERT ON gds.gate1_versions FOR EACH ROW EXECUTE FUNCTION gds.gate1_deadlock_once()',
+      await deadlockOnce(
+        server,
+        'gate1_deadlock_once',
+        'gds.gate1_versions',
+        '(SELECT name FROM gds.tables WHERE id = NEW.table_id)',
+        'dlg_first',
       );
       try {
         log.length = 0;
