@@ -152,6 +152,11 @@ export interface ServerOptions {
    * alone signs in.
    */
   signInSecret?: string;
+  /**
+   * PostgreSQL: called once when another server process on the database is starting up (it holds the start-up
+   * lock: migrations, seed, signing key) and this one waits for it; `npm run server` says so on stderr.
+   */
+  onStartUpWait?: () => void;
 }
 
 export interface RunningServer {
@@ -216,15 +221,20 @@ export async function createServer(options: ServerOptions = {}): Promise<Running
   try {
     // Several server processes may start together on one PostgreSQL: one at a time migrates, seeds, makes
     // the --dbt tables and the signing key; the others then find them made.
-    const { dbt, keys } = await exclusively(db, 'start-up', async () => {
-      await migrate(db);
-      await seedIfEmpty(db, clock, options.workspaces);
-      await upgradeZonelessViews(db, clock);
-      return {
-        dbt: options.dbt === undefined ? undefined : await createDbtWarehouse(db, options.dbt),
-        keys: await loadSigningKeys(db, clock),
-      };
-    });
+    const { dbt, keys } = await exclusively(
+      db,
+      'start-up',
+      async () => {
+        await migrate(db);
+        await seedIfEmpty(db, clock, options.workspaces);
+        await upgradeZonelessViews(db, clock);
+        return {
+          dbt: options.dbt === undefined ? undefined : await createDbtWarehouse(db, options.dbt),
+          keys: await loadSigningKeys(db, clock),
+        };
+      },
+      options.onStartUpWait,
+    );
     let baseUrl = '';
     let names: OwnNames | null = null;
     // Behind a load balancer or proxy (--public-url) the issuer is the REST base URL people reach: every

@@ -132,7 +132,13 @@ async function main(): Promise<void> {
   // Loaded once the command line is taken: --help and a refused command line answer without it.
   // eslint-disable-next-line no-restricted-syntax -- the server's modules cost about a second of CPU
   const { createServer } = await import('./app.js');
-  const server = await createServer(options);
+  const server = await createServer({
+    ...options,
+    onStartUpWait: () =>
+      process.stderr.write(
+        'Another gds server is starting up on this database (migrations, seed, signing key); waiting for it to finish.\n',
+      ),
+  });
   writeAtomically(readyFile, `${JSON.stringify(server.ready, null, 2)}\n`);
   process.stdout.write(banner(server.ready, readyFile, server.signIn));
   if (server.signIn) process.stderr.write(signInLine(server.signIn, server.ready.origin));

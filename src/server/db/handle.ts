@@ -44,9 +44,10 @@ export interface Db extends Queryable {
   /**
    * PostgreSQL only: runs `fn` while holding a session advisory lock named `name`, so that server
    * processes sharing the database do it one at a time (start-up: migrations, seed, signing key). PGlite
-   * has none: its data is one process's (see `exclusively`).
+   * has none: its data is one process's (see `exclusively`). `onWait` hears, once, that another process
+   * holds it and this one waits.
    */
-  processLock?<T>(name: string, fn: () => Promise<T>): Promise<T>;
+  processLock?<T>(name: string, fn: () => Promise<T>, onWait?: () => void): Promise<T>;
   /**
    * PGlite only: analyses the service's tables whose statistics are missing or stale, as PostgreSQL's
    * autovacuum does there (the database runs it every minute itself); returns the tables analysed.

@@ -14,9 +14,12 @@ import { openPgliteWorker, pgliteModule, QueryDeadlineError } from './pglite.js'
 // import this module.
 import type { Db, Queryable } from './handle.js';
 
-/** Runs `fn` as the only server process doing `name` on this database (one at a time); PGlite: just runs it. */
-export function exclusively<T>(db: Db, name: string, fn: () => Promise<T>): Promise<T> {
-  return db.processLock ? db.processLock(name, fn) : fn();
+/**
+ * Runs `fn` as the only server process doing `name` on this database (one at a time); PGlite: just runs it.
+ * `onWait` hears, once, that another process is doing it and this one waits for it.
+ */
+export function exclusively<T>(db: Db, name: string, fn: () => Promise<T>, onWait?: () => void): Promise<T> {
+  return db.processLock ? db.processLock(name, fn, onWait) : fn();
 }
 
 export interface DbOptions {
@@ -136,14 +139,23 @@ async function openPostgres(url: string, queryTimeoutMs: number): Promise<Db> {
         }
       }
     },
-    async processLock<T>(name: string, fn: () => Promise<T>) {
+    async processLock<T>(name: string, fn: () => Promise<T>, onWait?: () => void) {
       // A connection of its own holds the lock while `fn` uses the pool's others; it waits without the
       // statement deadline (another process's start-up may take longer), and is closed afterwards rather
       // than returned to the pool, which ends the lock with its session (as it would if this process died).
       const client = await pool.connect();
       try {
         await client.query('SET statement_timeout = 0');
-        await client.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [`gds:${name}`]);
+        const [tried] = (
+          await client.query<{ taken: boolean }>(
+            'SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS taken',
+            [`gds:${name}`],
+          )
+        ).rows;
+        if (tried?.taken !== true) {
+          onWait?.();
+          await client.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [`gds:${name}`]);
+        }
         return await fn();
       } finally {
         client.release(true);
