@@ -597,7 +597,6 @@ function refusedUnwritten(result: ArtifactBatchItemResult): boolean {
  * before it done: the item stopped there, and that step's single write sends it again after Retry-After.
  */
 function refusedLaterStep(result: ArtifactBatchItemResult): 'gate1' | 'contract' | undefined {
-  if (result.tableId === null) return undefined;
   if (result.definition !== undefined && result.gate1?.status === 503) return 'gate1';
   if ((result.definition !== undefined || result.gate1 !== undefined) && result.contract?.status === 503)
     return 'contract';
@@ -653,8 +652,9 @@ export async function applyInBatches(
       }
       const from = refusedLaterStep(result);
       if (from !== undefined && result.tableId !== null) {
+        // The item stopped at the refused step: nothing after it was sent.
         const { [from]: _refused, ...done } = result;
-        report(table, from === 'gate1' ? { ...done, contract: undefined } : done, options);
+        report(table, done, options);
         unfinished.push({ table, tableId: result.tableId, from });
         continue;
       }

@@ -3,14 +3,13 @@
 // invalid_body "Unknown fields: reviewedProofId."). The walk then reads the table's newest submission from the
 // queue and certifies without the field only when it is the one it showed; one filed since is said, not
 // certified. gds runs in the test process, its terminal a stand-in whose input answers the walk's questions.
-import { createServer } from 'node:http';
-import type { IncomingHttpHeaders } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withProfileLock } from '../../src/auth/config.js';
 import { saveProfile } from '../../src/auth/profiles.js';
+import { holdingProxy } from '../helpers/holding-proxy.js';
 import { runInProcess } from '../helpers/run-in-process.js';
 import type { TestServer } from '../helpers/server.js';
 import { needs, noTerminalStandIn } from '../helpers/skip.js';
@@ -45,57 +44,28 @@ const submit = async (tableId: string): Promise<string> => {
  * answered 400 as the server before the field answered it, after `meanwhile` (another writer) is done.
  */
 async function specBodyProxy(meanwhile: () => Promise<void> = async () => {}) {
-  const base = new URL(server.url);
   const certifies = { refused: 0, forwarded: 0 };
-  const proxy = createServer((request, response) => {
-    void (async () => {
-      const chunks: Buffer[] = [];
-      for await (const chunk of request) chunks.push(chunk as Buffer);
-      const method = request.method ?? 'GET';
-      const certify = method === 'POST' && (request.url ?? '').includes('/semantic-contract/certify');
-      const body = Buffer.concat(chunks);
-      if (certify && 'reviewedProofId' in (JSON.parse(body.toString() || '{}') as object)) {
-        certifies.refused += 1;
-        await meanwhile();
-        const error = {
-          code: 'invalid_body',
-          message: 'Unknown fields: reviewedProofId.',
-          details: { unknown: ['reviewedProofId'] },
-        };
-        response.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error }));
-        return;
+  const isCertify = (method: string, path: string) =>
+    method === 'POST' && path.endsWith('/semantic-contract/certify');
+  const proxy = await holdingProxy(server.url, {
+    holds: isCertify,
+    meanwhile,
+    answer: (method, path, body) => {
+      if (!isCertify(method, path)) return undefined;
+      if (!('reviewedProofId' in (JSON.parse(body.toString() || '{}') as object))) {
+        certifies.forwarded += 1;
+        return undefined;
       }
-      if (certify) certifies.forwarded += 1;
-      const answer = await fetch(`${base.origin}${request.url ?? '/'}`, {
-        method,
-        headers: forwarded(request.headers),
-        ...(chunks.length === 0 ? {} : { body }),
-      });
-      const headers: Record<string, string> = {};
-      answer.headers.forEach((value, name) => {
-        if (!['content-encoding', 'transfer-encoding', 'content-length'].includes(name))
-          headers[name] = value;
-      });
-      response.writeHead(answer.status, headers).end(Buffer.from(await answer.arrayBuffer()));
-    })().catch((error: unknown) => response.destroy(error as Error));
-  });
-  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-  const { port } = proxy.address() as { port: number };
-  return {
-    url: `http://127.0.0.1:${port}${base.pathname.replace(/\/$/, '')}`,
-    certifies,
-    async close() {
-      proxy.closeAllConnections();
-      await new Promise<void>((resolve) => proxy.close(() => resolve()));
+      certifies.refused += 1;
+      const error = {
+        code: 'invalid_body',
+        message: 'Unknown fields: reviewedProofId.',
+        details: { unknown: ['reviewedProofId'] },
+      };
+      return { status: 400, body: { error } };
     },
-  };
-}
-
-function forwarded(headers: IncomingHttpHeaders): Record<string, string> {
-  const kept: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers))
-    if (typeof value === 'string' && name !== 'host' && name !== 'content-length') kept[name] = value;
-  return kept;
+  });
+  return { url: proxy.url, certifies, close: proxy.close };
 }
 
 const state = async (tableId: string) =>

@@ -2,7 +2,8 @@
 // is done, then forwards it: what another writer does between two of gds's requests (between a plan's reads,
 // or between apply's plan and its writes), made deterministic without sleeping. With `hold: 'answer'` the
 // request is forwarded first and its answer held instead: what happens after the service wrote and before gds
-// learned it (gds killed there, say).
+// learned it (gds killed there, say). With `answer`, a request it returns an answer for is answered by the
+// proxy (after `meanwhile`, when held) and not forwarded: a service that answers otherwise than the test server.
 //
 //   const proxy = await holdingProxy(server.url, {
 //     holds: (method, path) => method === 'POST' && path.endsWith('/api/artifacts/batch'),
@@ -28,6 +29,8 @@ export async function holdingProxy(
     holds: (method: string, path: string) => boolean;
     meanwhile: () => Promise<void>;
     hold?: 'request' | 'answer';
+    /** The proxy's own answer to a request (its JSON body), which is then not forwarded; undefined forwards it. */
+    answer?: (method: string, path: string, body: Buffer) => { status: number; body: unknown } | undefined;
   },
 ): Promise<HoldingProxy> {
   const base = new URL(target);
@@ -44,6 +47,11 @@ export async function holdingProxy(
         await ran.catch(() => undefined);
       };
       if (held && options.hold !== 'answer') await runMeanwhile();
+      const own = options.answer?.(method, path, Buffer.concat(chunks));
+      if (own !== undefined) {
+        response.writeHead(own.status, { 'content-type': 'application/json' }).end(JSON.stringify(own.body));
+        return;
+      }
       const answer = await fetch(`${base.origin}${request.url ?? '/'}`, {
         method,
         headers: forwarded(request.headers),
