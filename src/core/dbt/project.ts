@@ -14,7 +14,7 @@ import { readWarehouseView } from '../artifacts/warehouse-view.js';
 import type { ArtifactColumn, SourceRef } from '../artifacts/types.js';
 import type { FieldOverride, Gate1Document } from '../gate1/schema.js';
 import type { CatalogTable, Manifest, ManifestColumn, ManifestNode } from './manifest.js';
-import { nodeSelectors, type SelectedBy } from './node-selector.js';
+import { askedNodeSelectors } from './node-selector.js';
 import { DbtManifestError, DECLARED_TYPES, isEntry, readCatalog, readManifest, text } from './manifest.js';
 import { findColumn, fromPostgresName, relationQuoting, warehouseName, writtenName } from './names.js';
 import { attachedNode, resolveCall } from './attached.js';
@@ -129,7 +129,7 @@ export function declareDbtProject(
   const declarations: DbtDeclaration[] = [];
   const refusals: DbtRefusal[] = [];
   const skipped: DbtSkipped[] = [];
-  const selectorOf = lazySelectors(manifest);
+  const selectorOf = selectedNodeHints(manifest, selected);
   const home = homeDatabase(manifest);
   for (let i = 0; i < selected.length; i++) {
     const id = selected[i] as string;
@@ -211,27 +211,21 @@ const EMPTY =
   'its SQL file is empty: dbt run and dbt build skip an empty model (or snapshot), so it builds no relation in the warehouse and there is no table to govern';
 
 /**
- * The project's --exclude hints (nodeSelectors over the nodes dbt's fqn method searches), their index built at
- * the first hint asked for (most plans ask none); of the manifest only each node's fqn parts are kept.
+ * The --exclude hints of the selected nodes (askedNodeSelectors over the nodes dbt's fqn method searches),
+ * made while the manifest is in hand: the plan keeps no other node's fqn, package or path for them.
  */
-function lazySelectors(manifest: Manifest): (uniqueId: string | null) => string | undefined {
-  const nodes: SelectedBy[] = [];
+function selectedNodeHints(
+  manifest: Manifest,
+  selected: readonly string[],
+): (uniqueId: string | null) => string | undefined {
+  const enabled: ManifestNode[] = [];
   manifest.nodes.forEach((n) => {
-    if (n.enabled)
-      nodes.push({
-        uniqueId: n.uniqueId,
-        fqn: n.fqn,
-        packageName: n.packageName,
-        ...(n.version === undefined ? {} : { version: n.version }),
-        ...(n.originalFilePath === undefined ? {} : { originalFilePath: n.originalFilePath }),
-      });
+    if (n.enabled) enabled.push(n);
   });
-  let selectorOf: ((uniqueId: string | null) => string | undefined) | undefined;
-  const project = {
+  return askedNodeSelectors(enabled, selected, {
     ...(manifest.projectName === undefined ? {} : { projectName: manifest.projectName }),
     ...(manifest.dbtVersion === undefined ? {} : { dbtVersion: manifest.dbtVersion }),
-  };
-  return (uniqueId) => (selectorOf ??= nodeSelectors(nodes, project))(uniqueId);
+  });
 }
 
 /**

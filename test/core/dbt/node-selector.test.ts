@@ -1,9 +1,12 @@
 // The --exclude value gds plan and apply name for a model: its node's name from its unique id, which dbt's
 // selection matches (an aliased model's alias and a promoted table's name it does not).
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { type Manifest, readManifest } from '../../../src/core/dbt/manifest.js';
-import { nodeSelector, nodeSelectors } from '../../../src/core/dbt/node-selector.js';
+import { askedNodeSelectors, nodeSelector, nodeSelectors } from '../../../src/core/dbt/node-selector.js';
 import { selectNodes } from '../../../src/core/dbt/select.js';
+import { sharedFixturesDir } from '../../helpers/fixtures.js';
+import { needs, noSharedFixtures } from '../../helpers/skip.js';
 import { manifest, model } from './helpers.js';
 
 /** `--exclude selector` leaves out the node and nothing else. */
@@ -179,4 +182,102 @@ describe('nodeSelector', () => {
       );
     });
   });
+});
+
+// The plan keeps the hints of its selected nodes only, computed as the project is declared: the same answers
+// as nodeSelectors', whose index of every node's keys is built only for a name that reaches more than one.
+describe('askedNodeSelectors', () => {
+  const declaredIds = (project: Manifest) =>
+    [...project.nodes.values()]
+      .filter((n) => ['model', 'seed', 'snapshot'].includes(n.resourceType) && n.enabled)
+      .map((n) => n.uniqueId);
+  const expectSameHints = (project: Manifest) => {
+    const nodes = [...project.nodes.values()].filter((n) => n.enabled);
+    const asked = declaredIds(project);
+    expect(asked.length).toBeGreaterThan(0);
+    const indexed = nodeSelectors(nodes, project);
+    const computed = askedNodeSelectors(nodes, asked, project);
+    for (const id of asked) expect(computed(id), id).toBe(indexed(id));
+  };
+
+  it.each([
+    [
+      'a folder and a namesake in another package',
+      [
+        model('orders', { fqn: ['shop', 'orders', 'orders'] }),
+        model('order_items', { fqn: ['shop', 'orders', 'order_items'] }),
+        model('customers'),
+        model('customers', { package_name: 'crm' }),
+        model('payments'),
+      ],
+    ],
+    // dbt's default method reads a package's name too: a model named as a package reaches its nodes.
+    [
+      'a model named as a package',
+      [model('crm'), model('leads', { package_name: 'crm' }), model('payments')],
+    ],
+    // `dim_orders_v2` is also what a versioned model's last two parts joined by `_` read.
+    [
+      "a model named as a versioned model's joined name",
+      [
+        model('dim_orders_v2'),
+        model('dim_orders', {
+          unique_id: 'model.shop.dim_orders.v2',
+          version: 2,
+          fqn: ['shop', 'dim_orders', 'v2'],
+        }),
+        model('payments'),
+      ],
+    ],
+    [
+      'a folder named as the model beside it',
+      [
+        model('orders', { folders: ['orders'] }),
+        model('order_lines', { folders: ['orders', 'orders'] }),
+        model('orders', { folders: ['orders'], package_name: 'crm' }),
+        model('payments'),
+      ],
+    ],
+    [
+      'a folder with a dot in its name',
+      [model('x', { fqn: ['shop', 'staging.v1', 'x'] }), model('staging')],
+    ],
+  ])('%s: each model the hint nodeSelectors gives', (_what, nodes) => {
+    const project = readManifest(manifest(...nodes));
+    expectSameHints(project);
+    // Each hint leaves out its model alone.
+    const computed = askedNodeSelectors([...project.nodes.values()], declaredIds(project), project);
+    for (const id of declaredIds(project)) expectExcludesAlone(project, id, computed(id) ?? '');
+  });
+
+  it('a node not asked about is answered with its name; an id that names no node, with nothing', () => {
+    const project = readManifest(
+      manifest(
+        model('orders', { fqn: ['shop', 'orders', 'orders'] }),
+        model('order_items', { fqn: ['shop', 'orders', 'order_items'] }),
+      ),
+    );
+    const computed = askedNodeSelectors([...project.nodes.values()], ['model.shop.order_items'], project);
+    expect(computed('model.shop.order_items')).toBe('order_items');
+    expect(computed('model.shop.orders')).toBe('orders');
+    expect(computed(null)).toBeUndefined();
+  });
+
+  const realManifests = noSharedFixtures
+    ? []
+    : [
+        ...readdirSync(`${sharedFixturesDir}dbt/`)
+          .filter((f) => f.endsWith('manifest.json'))
+          .map((f) => `dbt/${f}`),
+        ...readdirSync(`${sharedFixturesDir}real/dbt/`)
+          .filter((f) => f.endsWith('manifest.json'))
+          .map((f) => `real/dbt/${f}`),
+      ];
+  it.each(realManifests)(
+    'the real manifest %s: every declared node the hint nodeSelectors gives',
+    needs(noSharedFixtures),
+    (path) => {
+      expectSameHints(readManifest(JSON.parse(readFileSync(`${sharedFixturesDir}${path}`, 'utf8'))));
+    },
+  );
 });
