@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { makeBundleAscii } from './bundle/ascii-only.js';
 import { bundleModules, scriptOptions } from './bundle/esbuild-plugins.js';
 import { writeCommandManifest, writeGate1Validator } from './bundle/generated.js';
 import { root } from './bundle/tools.js';
@@ -58,6 +59,8 @@ export async function buildPackageBundle(outDir: string, options: { minify: bool
       banner: { js: packageBanner },
       plugins: [bundleModules(gate1Validator, manifestFile, 'package')],
     });
+    // bin/run.js reads the bundle as latin1, as the executable reads its own (scripts/bundle/ascii-only.ts).
+    makeBundleAscii(outfile);
     return outfile;
   } finally {
     await rm(scratch, { recursive: true, force: true });

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildPackageBundle } from '../../scripts/build-package-bundles.js';
+import { firstNonAscii } from '../../scripts/bundle/ascii-only.js';
 import { cliEnv, collect, ensureBuilt, node24, repoRoot } from '../cli/helpers/cli-process.js';
 import type { CliResult } from '../cli/helpers/cli-process.js';
 import { runInProcess } from '../helpers/run-in-process.js';
@@ -255,6 +256,24 @@ describe('the npm package with its bundle', () => {
     const off = await fromPackage(['auth', 'status'], { ...env, NODE_DISABLE_COMPILE_CACHE: '1' });
     expect(off.code, off.stderr).toBe(0);
     expect(await caches()).toHaveLength(6);
+  });
+
+  // bin/run.js reads the bundle as latin1 (one byte a character, as the executable does): a character beyond
+  // ASCII left in it (a `…` in a tagged template, a raw U+009B in a regular expression, neither of which
+  // esbuild's `charset: 'ascii'` escapes) was read as two or three others.
+  it('is ASCII only: a message with `…` reads as a checkout writes it', async () => {
+    expect(firstNonAscii(await readFile(bundled, 'utf8'))).toBeUndefined();
+    const dbt = await dbtProject('dbt-env', {});
+    const dev = server.ready.connectors.find((c) => c.environmentLabel === 'dev')?.id ?? '';
+    const args = ['plan', '--dbt', dbt, '--connector', dev, '--env', 'production'];
+    const [bundle, checkout] = await Promise.all([fromPackage(args, owner()), fromCheckout(args, owner())]);
+    expect(bundle.code, bundle.stderr).toBe(2);
+    expect(bundle.stderr).toContain('environments: {production: {connector: …}}');
+    expect({ code: bundle.code, stdout: bundle.stdout, stderr: bundle.stderr }).toEqual({
+      code: checkout.code,
+      stdout: checkout.stdout,
+      stderr: checkout.stderr,
+    });
   });
 
   it('loads PostgreSQL’s parser from node_modules for a predicate that needs it, and only then', async () => {
