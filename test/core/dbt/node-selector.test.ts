@@ -238,10 +238,7 @@ describe('askedNodeSelectors', () => {
         model('payments'),
       ],
     ],
-    [
-      'a folder with a dot in its name',
-      [model('x', { fqn: ['shop', 'staging.v1', 'x'] }), model('staging')],
-    ],
+    ['a folder with a dot in its name', [model('x', { fqn: ['shop', 'staging.v1', 'x'] }), model('staging')]],
   ])('%s: each model the hint nodeSelectors gives', (_what, nodes) => {
     const project = readManifest(manifest(...nodes));
     expectSameHints(project);
