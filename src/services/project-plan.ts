@@ -651,22 +651,48 @@ export async function planProject(
   const promotedNames = (name: string) =>
     [...environments].filter((from) => from !== env).map((from) => promotedName(name, from, env));
   const withPromoted = (names: string[]) => names.flatMap((name) => [name, ...promotedNames(name)]);
-  const keptNames = new Set(
-    withPromoted([...project.refusals.map((r) => r.name), ...(project.nodeNames ?? [])]).map((name) =>
-      lower(name),
-    ),
-  );
-  const keptFiles = new Set(
-    withPromoted(project.nodeNames ?? []).map((name) => lower(`${prefix}${name}.json`)),
-  );
-  // A model's table renamed by hand (`gds push --replace` with another name and file keeps its project and
-  // source) is the model's by its source, selected or not: each source as the declarations' are looked up (with
-  // --schema's schema), and as an artifact writes it (a part in upper case quoted).
-  const keptSources = new Set<string>();
-  for (const node of project.nodeSources ?? []) {
-    const source = { schema: options.schema ?? node.schema, table: node.table };
-    keptSources.add(lower(`${source.schema}.${source.table}`)).add(lower(formatSourceRef(source)));
-  }
+  // What tells a held table this project's: built at the first held table asked about. A first plan holds none,
+  // and at 5,000 models these are tens of thousands of strings, live while every table is planned.
+  let keys: ProjectKeys | undefined;
+  const projectKeys = (): ProjectKeys => {
+    if (keys !== undefined) return keys;
+    const keptNames = new Set(
+      withPromoted([...project.refusals.map((r) => r.name), ...(project.nodeNames ?? [])]).map((name) =>
+        lower(name),
+      ),
+    );
+    const keptFiles = new Set(
+      withPromoted(project.nodeNames ?? []).map((name) => lower(`${prefix}${name}.json`)),
+    );
+    // A model's table renamed by hand (`gds push --replace` with another name and file keeps its project and
+    // source) is the model's by its source, selected or not: each source as the declarations' are looked up
+    // (with --schema's schema), and as an artifact writes it (a part in upper case quoted).
+    const keptSources = new Set<string>();
+    for (const node of project.nodeSources ?? []) {
+      const source = { schema: options.schema ?? node.schema, table: node.table };
+      keptSources.add(lower(`${source.schema}.${source.table}`)).add(lower(formatSourceRef(source)));
+    }
+    const nodeNames = new Set(
+      withPromoted([
+        ...(project.lineage ?? []).map((node) => node.name),
+        ...declarations.flatMap((d) => [d.name, nameOf(d)]),
+      ]).map(lower),
+    );
+    const declaredSources = new Set(
+      declarations.map((d) => lower(`${options.schema ?? d.source.schema}.${d.source.table}`)),
+    );
+    keys = { keptNames, keptFiles, keptSources, nodeNames, declaredSources };
+    return keys;
+  };
+  // A table kept by a node of the project, selected or not: by its name (a refused model's too), file or source.
+  const keptByNode = (row: HeldTable) => {
+    const { keptNames, keptFiles, keptSources } = projectKeys();
+    return (
+      keptNames.has(lower(row.name)) ||
+      keptFiles.has(lower(row.artifactFile)) ||
+      keptSources.has(lower(row.source ?? ''))
+    );
+  };
   // Every table this derived id holds in the project's schemas and none a node of this project (no model,
   // seed or snapshot by its name, file or source, selected or not; nor an ephemeral one's name):
   // another dbt project of this name built into the same schemas on this connector holds the id (two such
@@ -674,21 +700,10 @@ export async function planProject(
   // this project creates none under the id (its next plan would take them for its own, gone, and --prune would
   // remove them), until gds.yml gives it an id of its own, or --adopt takes the tables over. A project's own
   // tables after every model was renamed at once look the same: --adopt (or "project:" in gds.yml) says so.
-  const nodeNames = new Set(
-    withPromoted([
-      ...(project.lineage ?? []).map((node) => node.name),
-      ...declarations.flatMap((d) => [d.name, nameOf(d)]),
-    ]).map(lower),
-  );
-  const declaredSources = new Set(
-    declarations.map((d) => lower(`${options.schema ?? d.source.schema}.${d.source.table}`)),
-  );
-  const knownToProject = (row: HeldTable) =>
-    keptNames.has(lower(row.name)) ||
-    nodeNames.has(lower(row.name)) ||
-    keptFiles.has(lower(row.artifactFile)) ||
-    keptSources.has(lower(row.source ?? '')) ||
-    declaredSources.has(lower(row.source ?? ''));
+  const knownToProject = (row: HeldTable) => {
+    const { nodeNames, declaredSources } = projectKeys();
+    return keptByNode(row) || nodeNames.has(lower(row.name)) || declaredSources.has(lower(row.source ?? ''));
+  };
   const idHolders = derived
     ? inEnv.filter((row) => row.mode !== 'MODE_B' && ownershipById(row).ownership === 'this')
     : [];
@@ -879,13 +894,7 @@ export async function planProject(
     ...project.refusals.map((r) => refused(r, r.reason)),
     ...(project.skipped ?? []).map((r) => refused(r, r.reason, null, 'skipped')),
   ];
-  const modelLess = inEnv.filter(
-    (row) =>
-      !matched.has(row.id) &&
-      !keptNames.has(lower(row.name)) &&
-      !keptFiles.has(lower(row.artifactFile)) &&
-      !keptSources.has(lower(row.source)),
-  );
+  const modelLess = inEnv.filter((row) => !matched.has(row.id) && !keptByNode(row));
   const unclaimed = modelLess.filter((row) => namedLikeOurs(row) && row.mode !== 'MODE_B');
   const isNamesake = (row: HeldTable) => row.mode !== 'MODE_B' && ownershipOf(row).namesake === true;
   for (const row of [...unclaimed, ...modelLess.filter(isNamesake)])
@@ -1429,4 +1438,13 @@ export function notMappedTests(plan: ProjectPlan): NotMappedTest[] {
   return [...plan.tables.flatMap((t) => t.notMappedTests), ...plan.otherTests].filter(
     (t) => t.excluded !== true,
   );
+}
+
+/** The names, files and sources by which planProject tells a held table this project's. */
+interface ProjectKeys {
+  keptNames: Set<string>;
+  keptFiles: Set<string>;
+  keptSources: Set<string>;
+  nodeNames: Set<string>;
+  declaredSources: Set<string>;
 }
